@@ -1,0 +1,53 @@
+# Heron's daily commands. `make` lists them; every target sets up .venv by itself.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+SCHEMA_DIR ?= ../shared/acp-schema
+INSTALLED := $(VENV)/.installed
+NODE_DEPS := tests/node/node_modules/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help setup demo test lint typecheck format pytest bench gen-schema clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(INSTALLED): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python >= 3.11) on PATH" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+$(NODE_DEPS): tests/node/package.json tests/node/package-lock.json
+	npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
+	@touch $@
+
+setup: $(INSTALLED) $(NODE_DEPS) ## create .venv and install Heron with its dev tools
+
+demo: $(INSTALLED) ## run a scripted session through `heron acp` over real stdio
+	$(BIN)/heron demo
+
+lint: $(INSTALLED) ## ruff format check, ruff lint, pyright strict, import contracts
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/pyright
+	$(BIN)/lint-imports
+
+format: $(INSTALLED) ## apply ruff format and safe fixes
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+pytest: $(INSTALLED) $(NODE_DEPS) ## run the test suite only
+	HERON_SCHEMA_DIR=$(SCHEMA_DIR) $(BIN)/pytest
+
+test: lint pytest ## every quality gate, then the tests (what CI runs)
+
+bench: $(INSTALLED) ## measure start-up, latency and memory; writes docs/PERFORMANCE.md
+	$(BIN)/python -m bench --write docs/PERFORMANCE.md
+
+gen-schema: $(INSTALLED) ## regenerate acp_server/protocol/ from the ACP JSON schema
+	$(BIN)/python tools/gen_schema.py --schema $(SCHEMA_DIR)/schema.json --meta $(SCHEMA_DIR)/meta.json --out acp_server/protocol
+
+clean: ## remove the virtualenv, node modules and caches
+	rm -rf $(VENV) tests/node/node_modules .pytest_cache .ruff_cache

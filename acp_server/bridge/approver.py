@@ -1,0 +1,41 @@
+"""``EditorApprover``: asks the user through ``session/request_permission``."""
+
+from __future__ import annotations
+
+from typing import Any, cast, get_args
+
+from acp_server.jsonrpc.connection import Connection
+from agent_core.approvals import ApprovalOutcome, ApprovalRequest, Decision
+
+OPTIONS = [
+    {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "allow_always", "name": "Always allow", "kind": "allow_always"},
+    {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+    {"optionId": "reject_always", "name": "Always reject", "kind": "reject_always"},
+]
+
+
+class EditorApprover:
+    def __init__(self, connection: Connection, session_id: str) -> None:
+        self._connection = connection
+        self._session_id = session_id
+
+    async def request(self, request: ApprovalRequest) -> ApprovalOutcome:
+        params = {
+            "sessionId": self._session_id,
+            "toolCall": {"toolCallId": request.call_id, "title": request.title, "kind": request.tool_kind},
+            "options": OPTIONS,
+        }
+        result = await self._connection.request("session/request_permission", params)
+        return from_permission_result(result)
+
+
+def from_permission_result(result: Any) -> ApprovalOutcome:
+    """The user's answer; anything unexpected counts as a rejection, never as consent."""
+    outcome: Any = result.get("outcome") if isinstance(result, dict) else None  # pyright: ignore[reportUnknownMemberType]
+    if not isinstance(outcome, dict) or outcome.get("outcome") != "selected":  # pyright: ignore[reportUnknownMemberType]
+        return ApprovalOutcome("cancelled")
+    option: Any = outcome.get("optionId")  # pyright: ignore[reportUnknownMemberType]
+    if option in get_args(Decision):
+        return ApprovalOutcome(cast(Decision, option))
+    return ApprovalOutcome("reject_once")

@@ -1,0 +1,103 @@
+"""Pure translation of agent-core events into ACP ``session/update`` payloads.
+
+Each function returns the ``update`` object of a ``session/update`` notification (a plain,
+JSON-ready dict), or ``None`` for events the editor does not see.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from agent_core.events import (
+    Event,
+    MessageDelta,
+    NoticeRaised,
+    PlanUpdated,
+    ThoughtDelta,
+    ToolCallStarted,
+    ToolCallUpdated,
+    UsageUpdated,
+)
+
+Update = dict[str, Any]
+
+
+def to_session_update(event: Event, *, notices: bool = False) -> Update | None:
+    """The update for ``event``; ``notices`` says whether the client takes ``notice`` updates."""
+    match event:
+        case MessageDelta():
+            return _chunk("agent_message_chunk", event.message_id, event.text)
+        case ThoughtDelta():
+            return _chunk("agent_thought_chunk", event.message_id, event.text)
+        case ToolCallStarted():
+            return to_tool_call(event)
+        case ToolCallUpdated():
+            return to_tool_call_update(event)
+        case PlanUpdated():
+            entries = [
+                {"content": e.content, "priority": e.priority, "status": e.status}
+                for e in event.entries
+            ]
+            return {"sessionUpdate": "plan", "entries": entries}
+        case UsageUpdated():
+            return to_usage_update(event)
+        case NoticeRaised():
+            return to_notice(event, notices=notices)
+        case _:
+            return None
+
+
+def _chunk(kind: str, message_id: str, text: str) -> Update:
+    return {
+        "sessionUpdate": kind,
+        "messageId": message_id,
+        "content": {"type": "text", "text": text},
+    }
+
+
+def to_tool_call(event: ToolCallStarted) -> Update:
+    update: Update = {
+        "sessionUpdate": "tool_call",
+        "toolCallId": event.call_id,
+        "title": event.title,
+        "kind": event.tool_kind,
+        "status": "pending",
+    }
+    if event.arguments is not None:
+        update["rawInput"] = event.arguments
+    return update
+
+
+def to_tool_call_update(event: ToolCallUpdated) -> Update:
+    update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": event.call_id}
+    if event.status is not None:
+        update["status"] = event.status
+    if event.title is not None:
+        update["title"] = event.title
+    if event.arguments is not None:
+        update["rawInput"] = event.arguments
+    if event.output is not None:
+        update["rawOutput"] = {"output": event.output}
+        update["content"] = [{"type": "content", "content": {"type": "text", "text": event.output}}]
+    return update
+
+
+def to_usage_update(event: UsageUpdated) -> Update:
+    update: Update = {"sessionUpdate": "usage_update", "used": event.used_tokens,
+                      "size": event.context_window}  # fmt: skip
+    if event.cost_usd is not None:
+        update["cost"] = {"amount": event.cost_usd, "currency": "USD"}
+    return update
+
+
+def to_notice(event: NoticeRaised, *, notices: bool) -> Update:
+    """A ``notice`` where the client takes them, else a short agent message."""
+    if notices:
+        update: Update = {"sessionUpdate": "notice", "severity": event.severity, "title": event.title}
+        if event.description:
+            update["description"] = event.description
+        return update
+    text = event.title if not event.description else f"{event.title}: {event.description}"
+    return _chunk("agent_message_chunk", f"notice-{uuid.uuid4()}", f"\n\n_{text}_\n\n")
+

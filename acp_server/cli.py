@@ -1,0 +1,88 @@
+"""The ``heron`` command and the composition root: the only place concrete classes are built."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from datetime import date
+
+import anyio
+
+from acp_server import __version__
+from acp_server.bridge.approver import EditorApprover
+from acp_server.bridge.workspace import EditorWorkspace
+from acp_server.handlers.router import AcpRouter
+from acp_server.handlers.state import ClientInfo, ServerState, SessionSetup
+from acp_server.jsonrpc.connection import Connection
+from acp_server.jsonrpc.transport import StdioTransport
+from acp_server.logs import setup_logging, trace_message
+from agent_core.config import Settings, load_settings
+from agent_core.context.prompt import build_system_prompt
+from agent_core.errors import ConfigError
+from agent_core.loop.agent import Agent
+from agent_core.models.registry import create_model
+
+log = logging.getLogger("heron")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="heron", description="Heron, a coding agent for editors.")
+    parser.add_argument("--version", action="version", version=f"heron {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
+    acp = commands.add_parser("acp", help="serve the Agent Client Protocol on stdin/stdout (editors run this)")
+    acp.add_argument("--model", help="<provider>:<model>, overriding HERON_MODEL and config.toml")
+    demo = commands.add_parser("demo", help="run a scripted session through `heron acp` and show it")
+    demo.add_argument("--keep", action="store_true", help="keep the sample project's temp dir")
+    args = parser.parse_args(argv)
+    if args.command == "acp":
+        return run_acp(model=args.model)
+    from acp_server.demo import run_demo  # the demo client is not on the server's start-up path
+
+    return run_demo(keep=args.keep)
+
+
+def run_acp(*, model: str | None = None) -> int:
+    transport = StdioTransport.claim()  # first: nothing may reach the protocol stream but ACP
+    try:
+        settings = load_settings(model=model)
+    except ConfigError as exc:
+        settings = load_settings(model=model, read_file=False)  # serve; sessions report it
+        setup_logging(settings.log_dir, settings.log_level, trace=False)
+        log.error("%s", exc)
+        return _serve(transport, settings, config_error=str(exc))
+    setup_logging(settings.log_dir, settings.log_level, trace=settings.trace)
+    return _serve(transport, settings, config_error=None)
+
+
+def _serve(transport: StdioTransport, settings: Settings, config_error: str | None) -> int:
+    connection = Connection(transport, trace=trace_message if settings.trace else None)
+
+    def build_agent(setup: SessionSetup, client: ClientInfo) -> Agent:
+        if config_error:
+            raise ConfigError(config_error)
+        roots = (setup.cwd, *setup.additional_directories)
+        return Agent(
+            model=create_model(settings.model, settings),
+            tools={},
+            system_prompt=build_system_prompt(setup.cwd, setup.additional_directories, date.today()),
+            workspace=EditorWorkspace(
+                connection,
+                setup.session_id,
+                roots,
+                read_via_editor=client.can("fs", "readTextFile"),
+                write_via_editor=client.can("fs", "writeTextFile"),
+            ),
+            approver=EditorApprover(connection, setup.session_id),
+        )
+
+    state = ServerState(connection, settings, build_agent, warm_up=_warm_up)
+    anyio.run(connection.serve, AcpRouter(state))
+    log.info("bye")
+    return 0
+
+
+def _warm_up() -> None:
+    """Import and build what the first prompt needs, off the request path."""
+    from acp_server.handlers import wire
+
+    wire.warm_up()

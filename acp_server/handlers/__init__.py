@@ -1,0 +1,1 @@
+"""ACP method handlers, one module per method family, routed by an explicit table."""

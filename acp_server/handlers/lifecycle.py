@@ -1,0 +1,62 @@
+"""``initialize`` and ``authenticate``: answered without importing pydantic, to start fast."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp_server import __version__
+from acp_server.handlers import params
+from acp_server.handlers.state import ClientInfo, ServerState
+from acp_server.jsonrpc.errors import AUTH_REQUIRED, RpcError
+from acp_server.protocol.methods import PROTOCOL_VERSION
+
+API_KEY_METHOD = "api-key"
+API_KEY_HELP = (
+    "Heron uses your model provider's API key. Set ANTHROPIC_API_KEY or OPENAI_API_KEY in the "
+    "agent's environment (or under [providers.<name>] in ~/.heron/config.toml), choose a model "
+    "with HERON_MODEL=<provider>:<model>, and restart the agent. "
+    "HERON_MODEL=scripted:echo works offline without a key."
+)
+
+
+async def initialize(state: ServerState, raw: Any) -> dict[str, Any]:
+    request = params.as_object(raw)
+    params.integer(request, "protocolVersion")  # any version gets our only one, v1
+    capabilities = request.get("clientCapabilities")
+    info = request.get("clientInfo")
+    name = info.get("name") if isinstance(info, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    state.client = ClientInfo(
+        name=name if isinstance(name, str) else "unknown",
+        capabilities=capabilities if isinstance(capabilities, dict) else {},  # pyright: ignore[reportUnknownArgumentType]
+    )
+    return {
+        "protocolVersion": PROTOCOL_VERSION,
+        "agentCapabilities": {
+            "loadSession": False,
+            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+            "mcpCapabilities": {"http": False, "sse": False},
+            "sessionCapabilities": {"additionalDirectories": {}},
+        },
+        "agentInfo": {"name": "heron", "title": "Heron", "version": __version__},
+        "authMethods": [
+            {"id": API_KEY_METHOD, "name": "Use a provider API key", "description": API_KEY_HELP}
+        ],
+    }
+
+
+async def authenticate(state: ServerState, raw: Any) -> dict[str, Any]:
+    method_id = params.string(params.as_object(raw), "methodId")
+    if method_id != API_KEY_METHOD:
+        raise RpcError.invalid_params(f"unknown auth method {method_id!r}; use {API_KEY_METHOD!r}")
+    if not has_credentials(state):
+        raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
+    return {}
+
+
+def has_credentials(state: ServerState) -> bool:
+    """A scripted model needs no key; a provider needs its key."""
+    model = state.settings.model
+    if model is None:
+        return any(p.api_key for p in state.settings.providers.values())
+    provider = model.partition(":")[0]
+    return provider == "scripted" or bool(state.settings.provider(provider).api_key)

@@ -1,0 +1,83 @@
+"""``session/prompt`` runs one agent turn and streams it; ``session/cancel`` stops it."""
+
+from __future__ import annotations
+
+from contextlib import aclosing
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import anyio
+
+from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
+from acp_server.bridge.updates import to_session_update
+from acp_server.handlers import params
+from acp_server.handlers.state import ServerState, Session
+from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
+from agent_core.errors import HeronError
+from agent_core.events import StopReason, TurnEnded
+from agent_core.messages import UserPart
+
+MAX_LINKED_BYTES = 256 * 1024
+
+
+async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
+    from acp_server.handlers import wire  # deferred: pydantic is off the start-up path
+
+    request = wire.prompt_request(raw)
+    session = state.session(request.session_id)
+    blocks = [wire.dump(block) for block in request.prompt]
+    linked = {uri: await _read_linked(uri) for uri in linked_uris(blocks)}
+    try:
+        parts = from_prompt(blocks, linked)
+    except UnsupportedContent as exc:
+        raise RpcError.invalid_params(str(exc)) from None
+    ticket = session.cancellations
+    async with session.turn_lock:
+        if session.cancellations != ticket:  # cancelled while queued: do not run stale work
+            return {"stopReason": "cancelled"}
+        return {"stopReason": await _run_turn(state, session, parts)}
+
+
+async def cancel(state: ServerState, raw: Any) -> None:
+    state.session(params.string(params.as_object(raw), "sessionId")).cancel()
+
+
+async def _run_turn(state: ServerState, session: Session, parts: tuple[UserPart, ...]) -> StopReason:
+    stop: StopReason = "end_turn"
+    notices = state.client.can("session", "notices")
+    with anyio.CancelScope() as scope:
+        session.turn_scope = scope
+        try:
+            async with aclosing(session.agent.run_turn(parts)) as events:
+                async for event in events:
+                    if isinstance(event, TurnEnded):
+                        stop = event.stop_reason
+                    elif (update := to_session_update(event, notices=notices)) is not None:
+                        await state.notify_update(session.id, update)
+        except HeronError as exc:
+            raise RpcError(INTERNAL_ERROR, str(exc)) from exc
+        finally:
+            session.turn_scope = None
+    return "cancelled" if scope.cancelled_caught else stop
+
+
+async def _read_linked(uri: str) -> str:
+    """The text behind a ``file://`` link, capped; a short explanation when there is none."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return f"(a {parsed.scheme or 'relative'} link; not fetched)"
+    path = anyio.Path(unquote(parsed.path))
+    try:
+        if await path.is_dir():
+            names = sorted([p.name async for p in path.iterdir()])
+            return "directory listing:\n" + "\n".join(names)
+        async with await anyio.open_file(path, "rb") as f:
+            data = await f.read(MAX_LINKED_BYTES + 1)
+    except OSError as exc:
+        return f"(cannot read {path}: {exc.strerror})"
+    if b"\0" in data[:8192]:
+        return "(binary file; not shown)"
+    text = data[:MAX_LINKED_BYTES].decode("utf-8", errors="replace")
+    if len(data) > MAX_LINKED_BYTES:
+        text += f"\n(truncated at {MAX_LINKED_BYTES // 1024} KiB)"
+    return text

@@ -1,0 +1,43 @@
+"""``session/new``: validate the workspace, build the session's agent, answer fast."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import anyio
+
+from acp_server.handlers import params
+from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
+from acp_server.handlers.state import ServerState, Session, SessionSetup
+from acp_server.jsonrpc.connection import Reply
+from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
+from agent_core.errors import HeronError
+
+
+async def new_session(state: ServerState, raw: Any) -> Reply:
+    request = params.as_object(raw)
+    cwd = params.directory(request.get("cwd"), "cwd")
+    extra = params.optional_list(request, "additionalDirectories")
+    setup = SessionSetup(
+        session_id=str(uuid.uuid4()),
+        cwd=cwd,
+        additional_directories=tuple(params.directory(d, "additionalDirectories entry") for d in extra),
+        mcp_servers=tuple(params.optional_list(request, "mcpServers")),
+    )
+    if not has_credentials(state):
+        raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
+    try:
+        agent = state.build_agent(setup, state.client)
+    except HeronError as exc:
+        raise RpcError(INTERNAL_ERROR, f"Cannot start a session: {exc}") from exc
+    state.sessions[setup.session_id] = Session(setup, agent)
+    return Reply({"sessionId": setup.session_id}, after=lambda: _warm_up_once(state))
+
+
+async def _warm_up_once(state: ServerState) -> None:
+    """Once the first session exists, import what the first prompt will need."""
+    if state.warmed:
+        return
+    state.warmed = True
+    await anyio.to_thread.run_sync(state.warm_up)

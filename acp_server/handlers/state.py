@@ -1,0 +1,84 @@
+"""What the handlers share: the connection, the client's capabilities and the live sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import anyio
+
+from acp_server.jsonrpc.connection import Connection
+from acp_server.jsonrpc.errors import RESOURCE_NOT_FOUND, RpcError
+from agent_core.config import Settings
+from agent_core.loop.agent import Agent
+
+
+@dataclass(frozen=True, slots=True)
+class ClientInfo:
+    """What ``initialize`` told us about the editor."""
+
+    name: str = "unknown"
+    capabilities: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    def can(self, *path: str) -> bool:
+        """``can("fs", "readTextFile")``: is that capability advertised (true or an object)?"""
+        node: Any = self.capabilities
+        for key in path:
+            if not isinstance(node, dict):
+                return False
+            node = node.get(key)  # pyright: ignore[reportUnknownMemberType]
+        return node is True or isinstance(node, dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSetup:
+    session_id: str
+    cwd: Path
+    additional_directories: tuple[Path, ...]
+    mcp_servers: tuple[Any, ...]
+
+
+class AgentFactory(Protocol):
+    def __call__(self, setup: SessionSetup, client: ClientInfo) -> Agent: ...
+
+
+@dataclass(slots=True)
+class Session:
+    setup: SessionSetup
+    agent: Agent
+    turn_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    turn_scope: anyio.CancelScope | None = None
+    cancellations: int = 0  # prompts queued before the latest cancel do not run
+
+    @property
+    def id(self) -> str:
+        return self.setup.session_id
+
+    def cancel(self) -> None:
+        """Stop the running turn and every prompt queued behind it."""
+        self.cancellations += 1
+        if self.turn_scope is not None:
+            self.turn_scope.cancel()
+
+
+@dataclass(slots=True)
+class ServerState:
+    connection: Connection
+    settings: Settings
+    build_agent: AgentFactory
+    warm_up: Callable[[], None] = lambda: None  # imports worth doing once a session exists
+    client: ClientInfo = field(default_factory=ClientInfo)
+    sessions: dict[str, Session] = field(default_factory=dict[str, Session])
+    warmed: bool = False
+
+    def session(self, session_id: Any) -> Session:
+        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
+        if session is None:
+            raise RpcError(RESOURCE_NOT_FOUND, f"Unknown session id {session_id!r}",
+                           {"sessionId": session_id})  # fmt: skip
+        return session
+
+    async def notify_update(self, session_id: str, update: dict[str, Any]) -> None:
+        await self.connection.notify("session/update", {"sessionId": session_id, "update": update})

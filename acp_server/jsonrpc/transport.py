@@ -1,0 +1,125 @@
+"""The stdio transport: the only module that touches the process's stdout.
+
+``StdioTransport.claim()`` takes file descriptor 1 for the protocol and points fd 1 (and
+``sys.stdout``) at stderr, so a stray ``print`` in any library, or a child process that inherits
+stdout, can never corrupt the ACP stream. Reads and writes use the event loop's readiness
+notifications; regular files (``heron acp < trace.jsonl``) are read directly.
+
+A single writer task owns the output fd, so frames never interleave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+from collections.abc import AsyncIterator
+from typing import Self, TextIO
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+READ_CHUNK = 1024 * 1024
+
+
+class TransportClosed(Exception):
+    """The peer stopped reading: the output pipe is gone."""
+
+
+class StdioTransport:
+    """Raw byte chunks from an input fd; whole frames to an output fd, written in order."""
+
+    def __init__(self, in_fd: int, out_fd: int) -> None:
+        self._in_fd = in_fd
+        self._out_fd = out_fd
+        self._pollable_in = _pollable(in_fd)
+        self._pollable_out = _pollable(out_fd)
+        if self._pollable_out:
+            os.set_blocking(out_fd, False)
+        send, receive = anyio.create_memory_object_stream[bytes](max_buffer_size=1024)
+        self._outbox: MemoryObjectSendStream[bytes] = send
+        self._pending: MemoryObjectReceiveStream[bytes] = receive
+        self._closed = False
+
+    @classmethod
+    def claim(cls) -> Self:
+        """Reserve stdin/stdout for the protocol and send everything else to stderr."""
+        sys.stdout.flush()
+        out_fd = os.dup(1)  # non-inheritable: children never see the protocol stream
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+        in_fd = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)  # children must not steal protocol input either
+        os.close(null)
+        return cls(in_fd, out_fd)
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """Yield input as it arrives until end of file."""
+        while True:
+            if self._pollable_in:
+                try:
+                    await anyio.wait_readable(self._in_fd)
+                except OSError:
+                    self._pollable_in = False
+            try:
+                chunk = os.read(self._in_fd, READ_CHUNK)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return
+            if not chunk:
+                return
+            yield chunk
+
+    async def send(self, frame: bytes) -> None:
+        """Queue one frame (it must end with a newline); the writer task sends it."""
+        if self._closed:
+            raise TransportClosed
+        await self._outbox.send(frame)
+
+    async def run_writer(self) -> None:
+        """Write queued frames until ``close()``; batches whatever is waiting into one write."""
+        async with self._pending:
+            async for frame in self._pending:
+                batch = [frame]
+                while True:
+                    try:
+                        batch.append(self._pending.receive_nowait())
+                    except (anyio.WouldBlock, anyio.EndOfStream):
+                        break
+                try:
+                    await self._write_all(b"".join(batch))
+                except OSError:
+                    self._closed = True  # the peer hung up; drop the rest quietly
+                    break
+        with contextlib.suppress(OSError):
+            os.close(self._out_fd)  # the peer sees end of file
+
+    def close(self) -> None:
+        """No more frames: the writer drains what is queued, then stops."""
+        self._closed = True
+        self._outbox.close()
+
+    async def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._out_fd, view)
+            except BlockingIOError:
+                await anyio.wait_writable(self._out_fd)
+                continue
+            view = view[written:]
+
+
+
+def console() -> TextIO:
+    """The terminal, for the human-facing commands (``heron demo``) that do not serve ACP."""
+    return sys.stdout
+
+
+def _pollable(fd: int) -> bool:
+    """Pipes, sockets and terminals can be polled; regular files and /dev/null cannot."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)

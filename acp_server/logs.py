@@ -1,0 +1,39 @@
+"""Logging to stderr and ``$HERON_HOME/logs/heron.log``; raw-message tracing with HERON_TRACE=1."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+from pathlib import Path
+
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+TRACE_LIMIT = 4000  # characters of a traced message kept in the log
+
+
+def setup_logging(log_dir: Path, level: str, *, trace: bool) -> None:
+    root = logging.getLogger("heron")
+    root.setLevel(logging.DEBUG if trace else level)
+    root.propagate = False
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setLevel(logging.WARNING if not trace else logging.DEBUG)
+    stderr.setFormatter(logging.Formatter("heron: %(levelname)s %(message)s"))
+    root.addHandler(stderr)
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        file = logging.handlers.RotatingFileHandler(
+            log_dir / "heron.log", maxBytes=5_000_000, backupCount=3, encoding="utf-8"
+        )
+    except OSError as exc:
+        root.warning("cannot write logs to %s: %s", log_dir, exc)
+        return
+    file.setFormatter(logging.Formatter(FORMAT))
+    root.addHandler(file)
+
+
+def trace_message(direction: str, frame: bytes) -> None:
+    """The connection's trace hook: one log line per raw message, both directions."""
+    text = frame.decode("utf-8", errors="replace")
+    if len(text) > TRACE_LIMIT:
+        text = f"{text[:TRACE_LIMIT]}… ({len(frame)} bytes)"
+    logging.getLogger("heron.trace").debug("%s %s", direction, text)

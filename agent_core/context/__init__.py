@@ -1,0 +1,1 @@
+"""Prompt assembly, context files, compaction and token estimates."""

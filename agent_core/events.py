@@ -1,0 +1,111 @@
+"""What a turn tells the outside world: typed, frozen, past-tense facts.
+
+``Agent.run_turn`` yields these in order; the ACP bridge translates them to ``session/update``
+notifications with pure functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch",
+                   "switch_mode", "other"]  # fmt: skip
+ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
+Severity = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageDelta:
+    """Assistant text arrived."""
+
+    message_id: str
+    text: str
+    kind: Literal["message_delta"] = "message_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtDelta:
+    """Assistant reasoning arrived."""
+
+    message_id: str
+    text: str
+    kind: Literal["thought_delta"] = "thought_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """The model began a tool call; arguments may still be streaming."""
+
+    call_id: str
+    name: str
+    title: str
+    tool_kind: ToolKind
+    arguments: dict[str, Any] | None = None
+    kind: Literal["tool_call_started"] = "tool_call_started"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallUpdated:
+    """A tool call changed status, title, arguments or output."""
+
+    call_id: str
+    status: ToolStatus | None = None
+    title: str | None = None
+    arguments: dict[str, Any] | None = None
+    output: str | None = None
+    kind: Literal["tool_call_updated"] = "tool_call_updated"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanEntry:
+    content: str
+    status: Literal["pending", "in_progress", "completed"] = "pending"
+    priority: Literal["high", "medium", "low"] = "medium"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanUpdated:
+    """The agent's plan, complete."""
+
+    entries: tuple[PlanEntry, ...]
+    kind: Literal["plan_updated"] = "plan_updated"
+
+
+@dataclass(frozen=True, slots=True)
+class UsageUpdated:
+    """Context usage after a model call."""
+
+    used_tokens: int
+    context_window: int
+    cost_usd: float | None = None
+    kind: Literal["usage_updated"] = "usage_updated"
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeRaised:
+    """Something the user should know while it happens (retrying, fallback, blocked file)."""
+
+    severity: Severity
+    title: str
+    description: str | None = None
+    kind: Literal["notice_raised"] = "notice_raised"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    stop_reason: StopReason
+    kind: Literal["turn_ended"] = "turn_ended"
+
+
+Event = (
+    MessageDelta
+    | ThoughtDelta
+    | ToolCallStarted
+    | ToolCallUpdated
+    | PlanUpdated
+    | UsageUpdated
+    | NoticeRaised
+    | TurnEnded
+)

@@ -1,0 +1,1 @@
+"""The agent turn: model request -> tool calls -> approvals -> results, as events."""

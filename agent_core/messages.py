@@ -1,0 +1,90 @@
+"""Conversation history: provider-neutral, frozen, discriminated by ``kind``.
+
+A conversation is a sequence of ``Message``s with strictly alternating roles: ``UserMessage``
+(the user's prompt, or the results of the tool calls the assistant asked for) and
+``AssistantMessage`` (text, reasoning and tool calls).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    data: str  # base64
+    mime_type: str
+    kind: Literal["image"] = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingPart:
+    text: str
+    signature: str | None = None  # providers that sign reasoning need it echoed back
+    kind: Literal["thinking"] = "thinking"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallPart:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    kind: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultPart:
+    call_id: str
+    content: str
+    is_error: bool = False
+    kind: Literal["tool_result"] = "tool_result"
+
+
+UserPart = TextPart | ImagePart | ToolResultPart
+AssistantPart = TextPart | ThinkingPart | ToolCallPart
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    parts: tuple[UserPart, ...]
+    kind: Literal["user"] = "user"
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    parts: tuple[AssistantPart, ...]
+    message_id: str = ""
+    kind: Literal["assistant"] = "assistant"
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallPart, ...]:
+        return tuple(p for p in self.parts if isinstance(p, ToolCallPart))
+
+
+Message = UserMessage | AssistantMessage
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one model call."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    extra: dict[str, int] = field(default_factory=dict[str, int])

@@ -1,0 +1,86 @@
+"""The provider-neutral ``Model`` port and the stream of events a model call produces."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from agent_core.messages import AssistantMessage, Message, Usage
+
+FinishReason = Literal["end_turn", "tool_use", "max_tokens", "refusal"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model sees it: name, description and JSON schema of the arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+    kind: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    text: str
+    kind: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallBegan:
+    """The model started generating a call; its arguments follow as ``ToolArgumentsDelta``."""
+
+    call_id: str
+    name: str
+    kind: Literal["tool_call_began"] = "tool_call_began"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolArgumentsDelta:
+    call_id: str
+    json_fragment: str
+    kind: Literal["tool_arguments_delta"] = "tool_arguments_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseCompleted:
+    """The whole assistant message, as it goes into history."""
+
+    message: AssistantMessage
+    finish: FinishReason
+    usage: Usage = field(default_factory=Usage)
+    kind: Literal["response_completed"] = "response_completed"
+
+
+StreamEvent = TextDelta | ThinkingDelta | ToolCallBegan | ToolArgumentsDelta | ResponseCompleted
+
+
+class Model(Protocol):
+    @property
+    def name(self) -> str:
+        """``<provider>:<model>``."""
+        ...
+
+    @property
+    def context_window(self) -> int: ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one response; the last event is ``ResponseCompleted``.
+
+        Raises ``ModelError`` subclasses; cancellation stops the stream at once.
+        """
+        ...

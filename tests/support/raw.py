@@ -1,0 +1,150 @@
+"""A raw client: ``heron acp`` as a subprocess, driven line by line with exact bytes.
+
+For malformed-input tests and lifecycle checks the official SDKs cannot express. Every line
+the agent writes must be one JSON-RPC message; every message both ways is schema-checked.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from queue import Empty, Queue
+from typing import Any
+
+from tests.support.schema import WireChecker
+
+HERON = [sys.executable, "-m", "acp_server"]
+
+
+class RawAgent:
+    def __init__(self, env: Mapping[str, str], cwd: Path | None = None, args: tuple[str, ...] = ()) -> None:
+        self.proc = subprocess.Popen(
+            [*HERON, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env),
+            cwd=cwd,
+        )
+        self.checker = WireChecker()
+        self.messages: Queue[dict[str, Any]] = Queue()
+        self.stderr = b""
+        self._next_id = 0
+        self._readers = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    # -- sending --------------------------------------------------------------------
+
+    def send_raw(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        if message.get("jsonrpc") == "2.0":
+            self.checker.check("to_agent", message)
+        self.send_raw(json.dumps(message).encode() + b"\n")
+
+    def request(self, method: str, params: Any = None, *, check: bool = True) -> Any:
+        """Send a request and return the whole response (other messages stay queued)."""
+        self._next_id += 1
+        request_id = self._next_id
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        if check:
+            self.send(message)
+        else:
+            self.send_raw(json.dumps(message).encode() + b"\n")
+        return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m)
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def initialize(self, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+        response = self.request("initialize", {
+            "protocolVersion": 1,
+            "clientCapabilities": capabilities or {},
+            "clientInfo": {"name": "raw-test-client", "version": "0"},
+        })  # fmt: skip
+        return response["result"]
+
+    def new_session(self, cwd: Path) -> str:
+        response = self.request("session/new", {"cwd": str(cwd), "mcpServers": []})
+        return response["result"]["sessionId"]
+
+    # -- receiving ------------------------------------------------------------------
+
+    def wait_for(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
+        """The first queued message matching ``predicate``; the others are kept in order."""
+        deadline = time.monotonic() + timeout
+        skipped: list[dict[str, Any]] = []
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(f"no matching message in {timeout} s; stderr: {self.stderr[-2000:]!r}")
+                try:
+                    message = self.messages.get(timeout=remaining)
+                except Empty:
+                    continue
+                if predicate(message):
+                    return message
+                skipped.append(message)
+        finally:
+            for message in skipped:
+                self.messages.put(message)
+
+    def drain(self, quiet: float = 0.3) -> list[dict[str, Any]]:
+        """Everything that arrives until the agent has been quiet for ``quiet`` seconds."""
+        out: list[dict[str, Any]] = []
+        while True:
+            try:
+                out.append(self.messages.get(timeout=quiet))
+            except Empty:
+                return out
+
+    def close(self, timeout: float = 5.0) -> int:
+        """Close stdin and wait for the agent to exit; returns its exit code."""
+        assert self.proc.stdin is not None
+        if not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        return self.proc.wait(timeout=timeout)
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            message = json.loads(line)  # anything but JSON on stdout fails here, loudly
+            assert isinstance(message, dict), line
+            self.checker.check("from_agent", message)
+            self.messages.put(message)
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr += line
+
+    def __enter__(self) -> RawAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for reader in self._readers:
+            reader.join(timeout=5)
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None and not pipe.closed:
+                try:
+                    pipe.close()
+                except BrokenPipeError:
+                    pass

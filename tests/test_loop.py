@@ -1,0 +1,176 @@
+"""The turn loop against the scripted model, with real tools written for the test."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from agent_core.approvals import ApprovalOutcome, ApprovalRequest
+from agent_core.errors import ToolError
+from agent_core.events import MessageDelta, ThoughtDelta, ToolCallStarted, ToolCallUpdated, TurnEnded
+from agent_core.loop.agent import CANCELLED_RESULT, Agent
+from agent_core.messages import AssistantMessage, Message, TextPart, ToolResultPart, UserMessage
+from agent_core.models.scripted import Rule, ScriptedModel
+from agent_core.tools.base import ToolContext
+
+pytestmark = pytest.mark.anyio
+
+
+class NoWorkspace:
+    roots = (Path("/nonexistent"),)
+
+    async def read_text(self, path: Path, *, line: int | None = None, limit: int | None = None) -> str:
+        raise AssertionError("not used")
+
+    async def write_text(self, path: Path, content: str) -> None:
+        raise AssertionError("not used")
+
+
+class AllowAll:
+    async def request(self, request: ApprovalRequest) -> ApprovalOutcome:
+        return ApprovalOutcome("allow_once")
+
+
+class SlowTool:
+    """Records when it runs; read-only calls of one response should overlap."""
+
+    kind = "read"
+    description = "waits a moment and reports"
+
+    def __init__(self, name: str, read_only: bool, log: list[str], fail: bool = False, delay: float = 0.05) -> None:
+        self.name, self.read_only, self._log, self._fail, self._delay = name, read_only, log, fail, delay
+
+    def parameters(self) -> dict[str, Any]:
+        return {"type": "object", "properties": {"n": {"type": "integer"}}}
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        return f"{self.name} {arguments.get('n')}"
+
+    async def run(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
+        self._log.append(f"start {arguments['n']}")
+        await anyio.sleep(self._delay)
+        self._log.append(f"end {arguments['n']}")
+        if self._fail:
+            raise ToolError(f"tool {arguments['n']} failed on purpose")
+        return f"result {arguments['n']}"
+
+
+def scripted(*replies: list[dict[str, Any]]) -> ScriptedModel:
+    import re
+
+    return ScriptedModel("test", (Rule(re.compile(""), tuple(tuple(r) for r in replies)),), 0.0)
+
+
+def make_agent(model: ScriptedModel, tools: dict[str, Any] | None = None, **kwargs: Any) -> Agent:
+    return Agent(model=model, tools=tools or {}, system_prompt="sys", workspace=NoWorkspace(),
+                 approver=AllowAll(), **kwargs)  # fmt: skip
+
+
+def assert_alternates(history: tuple[Message, ...]) -> None:
+    kinds = [m.kind for m in history]
+    assert all(a != b for a, b in zip(kinds, kinds[1:], strict=False)), kinds
+    assert kinds[0] == "user"
+
+
+async def collect(agent: Agent, text: str) -> list[Any]:
+    return [event async for event in agent.run_turn((TextPart(text),))]
+
+
+async def test_text_and_thinking_stream_as_deltas_of_one_message() -> None:
+    agent = make_agent(scripted([{"thinking": "let me see"}, {"text": "hello there world"}]))
+    events = await collect(agent, "hi")
+    deltas = [e for e in events if isinstance(e, MessageDelta)]
+    assert "".join(d.text for d in deltas) == "hello there world"
+    assert len(deltas) == 3 and len({d.message_id for d in deltas}) == 1
+    assert "".join(e.text for e in events if isinstance(e, ThoughtDelta)) == "let me see"
+    assert events[-1] == TurnEnded("end_turn")
+    assert isinstance(agent.history[-1], AssistantMessage)
+    assert agent.history[-1].text == "hello there world"
+
+
+async def test_tool_round_trip_keeps_results_in_call_order_and_runs_reads_concurrently() -> None:
+    log: list[str] = []
+    tools = {"look": SlowTool("look", True, log), "change": SlowTool("change", False, log)}
+    calls = [{"tool_call": {"name": "look", "arguments": {"n": i}}} for i in (1, 2)]
+    calls.append({"tool_call": {"name": "change", "arguments": {"n": 3}}})
+    agent = make_agent(scripted(calls, [{"text": "done"}]), tools)
+    events = await collect(agent, "go")
+    assert log[:2] == ["start 1", "start 2"]  # the two reads overlapped
+    assert log[2:] == ["end 1", "end 2", "start 3", "end 3"] or log[2:4] == ["end 2", "end 1"]
+    results = agent.history[2]
+    assert isinstance(results, UserMessage)
+    assert [p.content for p in results.parts if isinstance(p, ToolResultPart)] == ["result 1", "result 2", "result 3"]
+    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    assert [s.tool_kind for s in started] == ["read", "read", "read"]
+    finals = [e.status for e in events if isinstance(e, ToolCallUpdated) and e.status in ("completed", "failed")]
+    assert finals == ["completed", "completed", "completed"]
+    assert events[-1] == TurnEnded("end_turn")
+    assert_alternates(agent.history)
+
+
+async def test_tool_failures_and_unknown_tools_go_back_to_the_model() -> None:
+    log: list[str] = []
+    tools = {"boom": SlowTool("boom", False, log, fail=True)}
+    agent = make_agent(scripted(
+        [{"tool_call": {"name": "boom", "arguments": {"n": 1}}}, {"tool_call": {"name": "nope", "arguments": {}}}],
+        [{"text": "recovered"}],
+    ), tools)  # fmt: skip
+    events = await collect(agent, "go")
+    failed = [e for e in events if isinstance(e, ToolCallUpdated) and e.status == "failed"]
+    assert len(failed) == 2
+    assert "failed on purpose" in (failed[0].output or "")
+    assert "Unknown tool 'nope'" in (failed[1].output or "")
+    assert events[-1] == TurnEnded("end_turn")
+
+
+async def test_the_iteration_budget_ends_the_turn() -> None:
+    forever = [{"tool_call": {"name": "nope", "arguments": {}}}]
+    agent = make_agent(scripted(forever), max_requests=3)
+    events = await collect(agent, "loop")
+    assert events[-1] == TurnEnded("max_turn_requests")
+    assert sum(isinstance(m, AssistantMessage) for m in agent.history) == 3
+    assert_alternates(agent.history)
+
+
+async def test_cancel_mid_stream_keeps_partial_text_and_the_next_turn_works() -> None:
+    agent = make_agent(scripted([{"text": "partial answer"}, {"sleep": 30}]))
+    seen: list[Any] = []
+    with anyio.move_on_after(0.2):
+        async for event in agent.run_turn((TextPart("first"),)):
+            seen.append(event)
+    assert "".join(e.text for e in seen if isinstance(e, MessageDelta)) == "partial answer"
+    assert isinstance(agent.history[-1], AssistantMessage)
+    assert agent.history[-1].text == "partial answer"
+    agent.model = scripted([{"text": "second"}])
+    events = await collect(agent, "again")
+    assert events[-1] == TurnEnded("end_turn")
+    assert_alternates(agent.history)
+
+
+async def test_cancel_during_a_tool_closes_the_dangling_call() -> None:
+    log: list[str] = []
+    tools = {"slow": SlowTool("slow", False, log, delay=30)}
+    agent = make_agent(scripted([{"tool_call": {"name": "slow", "arguments": {"n": 1}}}]), tools)
+    with anyio.move_on_after(0.2):
+        async for _ in agent.run_turn((TextPart("go"),)):
+            pass
+    last = agent.history[-1]
+    assert isinstance(last, UserMessage)
+    assert last.parts == (ToolResultPart("call_0_0", CANCELLED_RESULT, True),)
+    assert_alternates(agent.history)
+
+
+async def test_cancel_before_any_output_merges_prompts_to_keep_alternation() -> None:
+    agent = make_agent(scripted([{"sleep": 30}]))
+    with anyio.move_on_after(0.05):
+        async for _ in agent.run_turn((TextPart("one"),)):
+            pass
+    agent.model = scripted([{"text": "ok"}])
+    await collect(agent, "two")
+    first = agent.history[0]
+    assert isinstance(first, UserMessage) and first.text == "onetwo"
+    assert_alternates(agent.history)
