@@ -5,22 +5,21 @@ from __future__ import annotations
 import argparse
 import logging
 from datetime import date
+from typing import TYPE_CHECKING
 
 import anyio
 
 from acp_server import __version__
-from acp_server.bridge.approver import EditorApprover
-from acp_server.bridge.workspace import EditorWorkspace
 from acp_server.handlers.router import AcpRouter
 from acp_server.handlers.state import ClientInfo, ServerState, SessionSetup
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.transport import StdioTransport
 from acp_server.logs import setup_logging, trace_message
 from agent_core.config import Settings, load_settings
-from agent_core.context.prompt import build_system_prompt
 from agent_core.errors import ConfigError
-from agent_core.loop.agent import Agent
-from agent_core.models.registry import create_model
+
+if TYPE_CHECKING:
+    from agent_core.loop.agent import Agent
 
 log = logging.getLogger("heron")
 
@@ -29,9 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="heron", description="Heron, a coding agent for editors.")
     parser.add_argument("--version", action="version", version=f"heron {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
-    acp = commands.add_parser("acp", help="serve the Agent Client Protocol on stdin/stdout (editors run this)")
+    acp = commands.add_parser(
+        "acp", help="serve the Agent Client Protocol on stdin/stdout (editors run this)"
+    )
     acp.add_argument("--model", help="<provider>:<model>, overriding HERON_MODEL and config.toml")
-    demo = commands.add_parser("demo", help="run a scripted session through `heron acp` and show it")
+    demo = commands.add_parser(
+        "demo", help="run a scripted session through `heron acp` and show it"
+    )
     demo.add_argument("--keep", action="store_true", help="keep the sample project's temp dir")
     args = parser.parse_args(argv)
     if args.command == "acp":
@@ -58,13 +61,21 @@ def _serve(transport: StdioTransport, settings: Settings, config_error: str | No
     connection = Connection(transport, trace=trace_message if settings.trace else None)
 
     def build_agent(setup: SessionSetup, client: ClientInfo) -> Agent:
+        from acp_server.bridge.approver import EditorApprover
+        from acp_server.bridge.workspace import EditorWorkspace
+        from agent_core.context.prompt import build_system_prompt
+        from agent_core.loop.agent import Agent
+        from agent_core.models.registry import create_model
+
         if config_error:
             raise ConfigError(config_error)
         roots = (setup.cwd, *setup.additional_directories)
         return Agent(
             model=create_model(settings.model, settings),
             tools={},
-            system_prompt=build_system_prompt(setup.cwd, setup.additional_directories, date.today()),
+            system_prompt=build_system_prompt(
+                setup.cwd, setup.additional_directories, date.today()
+            ),
             workspace=EditorWorkspace(
                 connection,
                 setup.session_id,
@@ -75,10 +86,19 @@ def _serve(transport: StdioTransport, settings: Settings, config_error: str | No
             approver=EditorApprover(connection, setup.session_id),
         )
 
-    state = ServerState(connection, settings, build_agent, warm_up=_warm_up)
+    state = ServerState(connection, settings, build_agent, preload=_preload, warm_up=_warm_up)
     anyio.run(connection.serve, AcpRouter(state))
     log.info("bye")
     return 0
+
+
+def _preload() -> None:
+    """The turn machinery, loaded while the editor is still sending ``session/new``."""
+    from acp_server.bridge import approver, workspace  # noqa: F401
+    from acp_server.handlers import prompt  # noqa: F401
+    from agent_core.context import prompt as system_prompt  # noqa: F401
+    from agent_core.loop import agent  # noqa: F401
+    from agent_core.models import registry  # noqa: F401
 
 
 def _warm_up() -> None:

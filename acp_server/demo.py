@@ -42,7 +42,9 @@ class DemoClient:
         if method == "session/request_permission":
             title = params["toolCall"].get("title", "a tool call")
             self._line(f"? permission for {title}: allowed (demo approves everything)")
-            return {"outcome": {"outcome": "selected", "optionId": params["options"][0]["optionId"]}}
+            return {
+                "outcome": {"outcome": "selected", "optionId": params["options"][0]["optionId"]}
+            }
         raise RpcError.method_not_found(method)
 
     async def handle_notification(self, method: str, params: Any) -> None:
@@ -70,7 +72,10 @@ class DemoClient:
             self._line(f"  ⎿ {update['status']}")
         elif kind == "plan":
             marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
-            self._line("Plan:\n" + "\n".join(f"  {marks[e['status']]} {e['content']}" for e in update["entries"]))
+            self._line(
+                "Plan:\n"
+                + "\n".join(f"  {marks[e['status']]} {e['content']}" for e in update["entries"])
+            )
         elif kind == "usage_update":
             self._line(self._style(DIM, f"context: {update['used']:,} / {update['size']:,} tokens"))
 
@@ -100,21 +105,25 @@ def run_demo(*, keep: bool = False) -> int:
     with resources.as_file(sample) as source:
         shutil.copytree(source, workspace, dirs_exist_ok=True)
     out = console()
+    agent = subprocess.Popen(
+        [sys.executable, "-m", "acp_server", "--model", "scripted:demo"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     try:
-        return anyio.run(_drive, workspace, DemoClient(out))
+        anyio.run(_drive, agent, workspace, DemoClient(out))
+        return agent.wait(timeout=5)
     finally:
+        if agent.poll() is None:
+            agent.kill()
         if keep:
             out.write(f"\nThe sample project is kept at {workspace}\n")
         else:
             shutil.rmtree(workspace, ignore_errors=True)
 
 
-async def _drive(workspace: Path, client: DemoClient) -> int:
-    agent = subprocess.Popen(
-        [sys.executable, "-m", "acp_server", "--model", "scripted:demo"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
+async def _drive(agent: subprocess.Popen[bytes], workspace: Path, client: DemoClient) -> None:
+    """Initialize, open a session in ``workspace``, play the prompts, then close the input."""
     assert agent.stdin is not None and agent.stdout is not None
     transport = StdioTransport(os.dup(agent.stdout.fileno()), os.dup(agent.stdin.fileno()))
     agent.stdin.close()
@@ -122,18 +131,23 @@ async def _drive(workspace: Path, client: DemoClient) -> int:
     connection = Connection(transport)
     async with anyio.create_task_group() as group:
         group.start_soon(connection.serve, client)
-        init = await connection.request("initialize", {
-            "protocolVersion": 1,
-            "clientInfo": {"name": "heron-demo", "version": __version__},
-            "clientCapabilities": {},
-        }, timeout=10)  # fmt: skip
+        init = await connection.request(
+            "initialize",
+            {
+                "protocolVersion": 1,
+                "clientInfo": {"name": "heron-demo", "version": __version__},
+                "clientCapabilities": {},
+            },
+            timeout=10,
+        )
         info = init["agentInfo"]
         client.heading(f"Connected to {info['title']} {info['version']} in {workspace}")
-        session = await connection.request("session/new", {"cwd": str(workspace), "mcpServers": []}, timeout=10)
+        session = await connection.request(
+            "session/new", {"cwd": str(workspace), "mcpServers": []}, timeout=10
+        )
         for text in PROMPTS:
             client.heading(f"\n> {text}")
             params = {"sessionId": session["sessionId"], "prompt": [{"type": "text", "text": text}]}
             result = await connection.request("session/prompt", params)
             client.heading(f"[turn ended: {result['stopReason']}]")
         transport.close()  # end of input for the agent: it exits, and serve() sees the end
-    return await anyio.to_thread.run_sync(agent.wait)

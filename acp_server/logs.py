@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import logging.handlers
 import sys
 from pathlib import Path
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 TRACE_LIMIT = 4000  # characters of a traced message kept in the log
+ROTATE_AT_BYTES = 5_000_000
 
 
 def setup_logging(log_dir: Path, level: str, *, trace: bool) -> None:
@@ -21,14 +22,21 @@ def setup_logging(log_dir: Path, level: str, *, trace: bool) -> None:
     root.addHandler(stderr)
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
-        file = logging.handlers.RotatingFileHandler(
-            log_dir / "heron.log", maxBytes=5_000_000, backupCount=3, encoding="utf-8"
-        )
+        path = log_dir / "heron.log"
+        _rotate(path)
+        file = logging.FileHandler(path, encoding="utf-8")
     except OSError as exc:
         root.warning("cannot write logs to %s: %s", log_dir, exc)
         return
     file.setFormatter(logging.Formatter(FORMAT))
     root.addHandler(file)
+
+
+def _rotate(path: Path) -> None:
+    """At start, move a large log aside (one generation kept); several editors may share it."""
+    with contextlib.suppress(FileNotFoundError):
+        if path.stat().st_size > ROTATE_AT_BYTES:
+            path.replace(path.with_suffix(".log.1"))
 
 
 def trace_message(direction: str, frame: bytes) -> None:

@@ -8,11 +8,10 @@ purpose: ``pydantic-settings`` costs ~120 ms to import, more than the whole budg
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agent_core.errors import ConfigError
 
@@ -80,6 +79,10 @@ def load_settings(
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    import tomllib  # only when there is a file: keeps start-up lean
+
     try:
         with path.open("rb") as f:
             return tomllib.load(f)
@@ -92,19 +95,22 @@ def _read_config_file(path: Path) -> dict[str, Any]:
 
 
 def _providers(env: Mapping[str, str], file: dict[str, Any]) -> dict[str, ProviderSettings]:
-    table: Any = file.get("providers", {})
-    if not isinstance(table, dict):
-        raise ConfigError("config.toml: [providers] must be a table")
+    table = _table(file, "providers", "[providers]")
     providers: dict[str, ProviderSettings] = {}
     for name, (key_var, url_var) in PROVIDER_ENV.items():
-        section: Any = table.get(name, {})  # pyright: ignore[reportUnknownMemberType]
-        if not isinstance(section, dict):
-            raise ConfigError(f"config.toml: [providers.{name}] must be a table")
+        section = _table(table, name, f"[providers.{name}]")
         providers[name] = ProviderSettings(
-            api_key=env.get(key_var) or _string(section, "api_key"),  # pyright: ignore[reportUnknownArgumentType]
-            base_url=env.get(url_var) or _string(section, "base_url"),  # pyright: ignore[reportUnknownArgumentType]
+            api_key=env.get(key_var) or _string(section, "api_key"),
+            base_url=env.get(url_var) or _string(section, "base_url"),
         )
     return providers
+
+
+def _table(parent: dict[str, Any], key: str, label: str) -> dict[str, Any]:
+    value = parent.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"config.toml: {label} must be a table")
+    return cast(dict[str, Any], value)
 
 
 def _string(table: dict[str, Any], key: str) -> str | None:

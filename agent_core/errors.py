@@ -1,7 +1,7 @@
 """The one exception tree of the agent core.
 
     HeronError                      anything the core raises on purpose
-    ├── ConfigError                 config.toml or the environment is wrong; message says how to fix it
+    ├── ConfigError                 config.toml or the environment is wrong; says how to fix it
     ├── ModelError                  a model provider failed
     │   ├── ModelConfigError        unknown provider or model, missing key: not retryable
     │   ├── ModelUnavailable        429, 5xx, timeouts: retryable, carries ``retry_after``

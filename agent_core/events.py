@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
-ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch",
-                   "switch_mode", "other"]  # fmt: skip
+ToolKind = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
+]
 ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
 Severity = Literal["info", "warning", "error"]
 

@@ -14,7 +14,9 @@ class Workspace(Protocol):
         """The session's cwd first, then its additional directories (absolute, resolved)."""
         ...
 
-    async def read_text(self, path: Path, *, line: int | None = None, limit: int | None = None) -> str:
+    async def read_text(
+        self, path: Path, *, line: int | None = None, limit: int | None = None
+    ) -> str:
         """The text of ``path`` (1-based ``line``, at most ``limit`` lines)."""
         ...
 

@@ -29,6 +29,8 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def agent_env(heron_home: Path) -> dict[str, str]:
     """The environment ``heron acp`` runs with in tests: its own home, the echo script model."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERON_", "ANTHROPIC_", "OPENAI_"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("HERON_", "ANTHROPIC_", "OPENAI_"))
+    }
     env.update(HERON_HOME=str(heron_home), HERON_MODEL="scripted:echo")
     return env

@@ -54,8 +54,11 @@ def test_chunks_carry_the_message_id_and_text() -> None:
 
 def test_notices_fall_back_to_a_message_when_not_advertised() -> None:
     event = NoticeRaised("info", "Switched to fallback model")
-    assert to_session_update(event, notices=True) == {"sessionUpdate": "notice", "severity": "info",
-                                                       "title": "Switched to fallback model"}  # fmt: skip
+    assert to_session_update(event, notices=True) == {
+        "sessionUpdate": "notice",
+        "severity": "info",
+        "title": "Switched to fallback model",
+    }
     fallback = to_session_update(event, notices=False)
     assert fallback is not None and fallback["sessionUpdate"] == "agent_message_chunk"
     assert "Switched to fallback model" in fallback["content"]["text"]
@@ -69,8 +72,14 @@ def test_prompt_blocks_become_delimited_context() -> None:
     blocks = [
         {"type": "text", "text": "explain"},
         {"type": "resource_link", "uri": "file:///w/a.py", "name": "a.py"},
-        {"type": "resource", "resource": {"uri": "file:///w/b.py", "text": "x = 1", "mimeType": "text/x-python"}},
-        {"type": "resource", "resource": {"uri": "file:///w/c.png", "blob": "AAAA", "mimeType": "image/png"}},
+        {
+            "type": "resource",
+            "resource": {"uri": "file:///w/b.py", "text": "x = 1", "mimeType": "text/x-python"},
+        },
+        {
+            "type": "resource",
+            "resource": {"uri": "file:///w/c.png", "blob": "AAAA", "mimeType": "image/png"},
+        },
     ]
     assert linked_uris(blocks) == ["file:///w/a.py"]
     parts = from_prompt(blocks, {"file:///w/a.py": "print(1)"})
@@ -86,7 +95,11 @@ def test_unadvertised_content_is_refused() -> None:
 
 
 def test_permission_answers_never_turn_into_consent_by_accident() -> None:
-    assert from_permission_result({"outcome": {"outcome": "selected", "optionId": "allow_always"}}).allowed
+    assert from_permission_result(
+        {"outcome": {"outcome": "selected", "optionId": "allow_always"}}
+    ).allowed
     assert from_permission_result({"outcome": {"outcome": "cancelled"}}).decision == "cancelled"
-    assert not from_permission_result({"outcome": {"outcome": "selected", "optionId": "weird"}}).allowed
+    assert not from_permission_result(
+        {"outcome": {"outcome": "selected", "optionId": "weird"}}
+    ).allowed
     assert from_permission_result(None).decision == "cancelled"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,13 @@ import pytest
 
 from agent_core.approvals import ApprovalOutcome, ApprovalRequest
 from agent_core.errors import ToolError
-from agent_core.events import MessageDelta, ThoughtDelta, ToolCallStarted, ToolCallUpdated, TurnEnded
+from agent_core.events import (
+    MessageDelta,
+    ThoughtDelta,
+    ToolCallStarted,
+    ToolCallUpdated,
+    TurnEnded,
+)
 from agent_core.loop.agent import CANCELLED_RESULT, Agent
 from agent_core.messages import AssistantMessage, Message, TextPart, ToolResultPart, UserMessage
 from agent_core.models.scripted import Rule, ScriptedModel
@@ -23,7 +31,9 @@ pytestmark = pytest.mark.anyio
 class NoWorkspace:
     roots = (Path("/nonexistent"),)
 
-    async def read_text(self, path: Path, *, line: int | None = None, limit: int | None = None) -> str:
+    async def read_text(
+        self, path: Path, *, line: int | None = None, limit: int | None = None
+    ) -> str:
         raise AssertionError("not used")
 
     async def write_text(self, path: Path, content: str) -> None:
@@ -41,8 +51,16 @@ class SlowTool:
     kind = "read"
     description = "waits a moment and reports"
 
-    def __init__(self, name: str, read_only: bool, log: list[str], fail: bool = False, delay: float = 0.05) -> None:
-        self.name, self.read_only, self._log, self._fail, self._delay = name, read_only, log, fail, delay
+    def __init__(
+        self, name: str, read_only: bool, log: list[str], fail: bool = False, delay: float = 0.05
+    ) -> None:
+        self.name, self.read_only, self._log, self._fail, self._delay = (
+            name,
+            read_only,
+            log,
+            fail,
+            delay,
+        )
 
     def parameters(self) -> dict[str, Any]:
         return {"type": "object", "properties": {"n": {"type": "integer"}}}
@@ -60,19 +78,23 @@ class SlowTool:
 
 
 def scripted(*replies: list[dict[str, Any]]) -> ScriptedModel:
-    import re
-
     return ScriptedModel("test", (Rule(re.compile(""), tuple(tuple(r) for r in replies)),), 0.0)
 
 
 def make_agent(model: ScriptedModel, tools: dict[str, Any] | None = None, **kwargs: Any) -> Agent:
-    return Agent(model=model, tools=tools or {}, system_prompt="sys", workspace=NoWorkspace(),
-                 approver=AllowAll(), **kwargs)  # fmt: skip
+    return Agent(
+        model=model,
+        tools=tools or {},
+        system_prompt="sys",
+        workspace=NoWorkspace(),
+        approver=AllowAll(),
+        **kwargs,
+    )
 
 
 def assert_alternates(history: tuple[Message, ...]) -> None:
     kinds = [m.kind for m in history]
-    assert all(a != b for a, b in zip(kinds, kinds[1:], strict=False)), kinds
+    assert all(a != b for a, b in itertools.pairwise(kinds)), kinds
     assert kinds[0] == "user"
 
 
@@ -103,10 +125,18 @@ async def test_tool_round_trip_keeps_results_in_call_order_and_runs_reads_concur
     assert log[2:] == ["end 1", "end 2", "start 3", "end 3"] or log[2:4] == ["end 2", "end 1"]
     results = agent.history[2]
     assert isinstance(results, UserMessage)
-    assert [p.content for p in results.parts if isinstance(p, ToolResultPart)] == ["result 1", "result 2", "result 3"]
+    assert [p.content for p in results.parts if isinstance(p, ToolResultPart)] == [
+        "result 1",
+        "result 2",
+        "result 3",
+    ]
     started = [e for e in events if isinstance(e, ToolCallStarted)]
     assert [s.tool_kind for s in started] == ["read", "read", "read"]
-    finals = [e.status for e in events if isinstance(e, ToolCallUpdated) and e.status in ("completed", "failed")]
+    finals = [
+        e.status
+        for e in events
+        if isinstance(e, ToolCallUpdated) and e.status in ("completed", "failed")
+    ]
     assert finals == ["completed", "completed", "completed"]
     assert events[-1] == TurnEnded("end_turn")
     assert_alternates(agent.history)
@@ -115,10 +145,16 @@ async def test_tool_round_trip_keeps_results_in_call_order_and_runs_reads_concur
 async def test_tool_failures_and_unknown_tools_go_back_to_the_model() -> None:
     log: list[str] = []
     tools = {"boom": SlowTool("boom", False, log, fail=True)}
-    agent = make_agent(scripted(
-        [{"tool_call": {"name": "boom", "arguments": {"n": 1}}}, {"tool_call": {"name": "nope", "arguments": {}}}],
-        [{"text": "recovered"}],
-    ), tools)  # fmt: skip
+    agent = make_agent(
+        scripted(
+            [
+                {"tool_call": {"name": "boom", "arguments": {"n": 1}}},
+                {"tool_call": {"name": "nope", "arguments": {}}},
+            ],
+            [{"text": "recovered"}],
+        ),
+        tools,
+    )
     events = await collect(agent, "go")
     failed = [e for e in events if isinstance(e, ToolCallUpdated) and e.status == "failed"]
     assert len(failed) == 2

@@ -17,15 +17,25 @@ def test_eof_exits_zero_within_a_second(agent_env: dict[str, str]) -> None:
         assert time.monotonic() - started < 1.0
 
 
-def test_eof_during_a_turn_cancels_it_and_exits(agent_env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
+def test_eof_during_a_turn_cancels_it_and_exits(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
     script = tmp_path / "slow.json"
-    script.write_text(json.dumps({"rules": [{"match": "", "replies": [[{"text": "busy"}, {"sleep": 60}]]}]}))
+    script.write_text(
+        json.dumps({"rules": [{"match": "", "replies": [[{"text": "busy"}, {"sleep": 60}]]}]})
+    )
     agent_env["HERON_MODEL"] = f"scripted:{script}"
     with RawAgent(agent_env) as agent:
         agent.initialize()
         session_id = agent.new_session(workspace)
-        agent.send({"jsonrpc": "2.0", "id": 7, "method": "session/prompt",
-                    "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]}})
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "session/prompt",
+                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
+            }
+        )
         agent.wait_for(lambda m: m.get("method") == "session/update")
         started = time.monotonic()
         assert agent.close(timeout=5) == 0
@@ -39,14 +49,19 @@ def test_stdout_carries_only_acp_and_logs_go_to_stderr_and_the_log_file(
     with RawAgent(agent_env) as agent:  # its reader fails on any non-JSON line
         agent.initialize()
         session_id = agent.new_session(workspace)
-        agent.request("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello é中文 😀"}]})
+        agent.request(
+            "session/prompt",
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello é中文 😀"}]},
+        )
         assert agent.close() == 0
     assert b"recv" in agent.stderr  # the trace shows raw messages on stderr
     log = (heron_home / "logs" / "heron.log").read_text()
     assert '"method":"session/new"' in log.replace(" ", "")
 
 
-def test_a_bad_config_file_is_reported_by_session_new(agent_env: dict[str, str], workspace: Path, heron_home: Path) -> None:
+def test_a_bad_config_file_is_reported_by_session_new(
+    agent_env: dict[str, str], workspace: Path, heron_home: Path
+) -> None:
     (heron_home / "config.toml").write_text("model = [unclosed\n")
     with RawAgent(agent_env) as agent:
         agent.initialize()

@@ -32,14 +32,22 @@ class RecordingClient:
 
     def __init__(self) -> None:
         self.updates: list[Any] = []
+        self.first_update = anyio.Event()
 
     async def request_permission(
-        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: Any
+        self,
+        session_id: str,
+        tool_call: ToolCallUpdate,
+        options: list[PermissionOption],
+        **kwargs: Any,
     ) -> RequestPermissionResponse:
-        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=options[0].option_id))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=options[0].option_id)
+        )
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append(update)
+        self.first_update.set()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError(method)
@@ -59,10 +67,18 @@ def wire_observer(checker: WireChecker) -> Any:
     return observe
 
 
-async def test_initialize_new_session_and_a_streamed_prompt(agent_env: dict[str, str], workspace: Path) -> None:
+async def test_initialize_new_session_and_a_streamed_prompt(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
     client, checker = RecordingClient(), WireChecker()
-    async with spawn_agent_process(client, sys.executable, "-m", "acp_server", env=agent_env,
-                                   observers=[wire_observer(checker)]) as (conn, _proc):  # fmt: skip
+    async with spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "acp_server",
+        env=agent_env,
+        observers=[wire_observer(checker)],
+    ) as (conn, _proc):
         init = await conn.initialize(
             protocol_version=1,
             client_capabilities=ClientCapabilities(),
@@ -72,7 +88,9 @@ async def test_initialize_new_session_and_a_streamed_prompt(agent_env: dict[str,
         assert init.agent_info is not None and init.agent_info.name == "heron"
         assert [m.id for m in init.auth_methods] == ["api-key"]
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-        result = await conn.prompt(session_id=session.session_id, prompt=[text_block("hello heron")])
+        result = await conn.prompt(
+            session_id=session.session_id, prompt=[text_block("hello heron")]
+        )
     assert result.stop_reason == "end_turn"
     text = "".join(u.content.text for u in client.updates if isinstance(u, AgentMessageChunk))
     thought = "".join(u.content.text for u in client.updates if isinstance(u, AgentThoughtChunk))
@@ -83,13 +101,25 @@ async def test_initialize_new_session_and_a_streamed_prompt(agent_env: dict[str,
     assert checker.checked >= 6
 
 
-async def test_cancel_stops_a_running_turn(agent_env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
+async def test_cancel_stops_a_running_turn(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
     script = tmp_path / "slow.json"
-    script.write_text(json.dumps({"rules": [{"match": "", "replies": [[{"text": "working on it"}, {"sleep": 60}]]}]}))
+    script.write_text(
+        json.dumps(
+            {"rules": [{"match": "", "replies": [[{"text": "working on it"}, {"sleep": 60}]]}]}
+        )
+    )
     agent_env["HERON_MODEL"] = f"scripted:{script}"
     client, checker = RecordingClient(), WireChecker()
-    async with spawn_agent_process(client, sys.executable, "-m", "acp_server", env=agent_env,
-                                   observers=[wire_observer(checker)]) as (conn, _proc):  # fmt: skip
+    async with spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "acp_server",
+        env=agent_env,
+        observers=[wire_observer(checker)],
+    ) as (conn, _proc):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         stop: list[str] = []
@@ -98,16 +128,12 @@ async def test_cancel_stops_a_running_turn(agent_env: dict[str, str], workspace:
             result = await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
             stop.append(result.stop_reason)
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(run_prompt)
-            with anyio.fail_after(5):
-                while not client.updates:
-                    await anyio.sleep(0.01)
-            await conn.cancel(session_id=session.session_id)
-            with anyio.fail_after(2):
-                while not stop:
-                    await anyio.sleep(0.01)
+        with anyio.fail_after(5):  # leaving the group waits for the prompt's answer
+            async with anyio.create_task_group() as group:
+                group.start_soon(run_prompt)
+                await client.first_update.wait()
+                await conn.cancel(session_id=session.session_id)
         assert stop == ["cancelled"]
         # The session is still usable after a cancel.
-        agent_env_script_ok = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-        assert agent_env_script_ok.session_id != session.session_id
+        another = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        assert another.session_id != session.session_id

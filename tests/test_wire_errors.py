@@ -15,7 +15,9 @@ def still_serves(agent: RawAgent, workspace: Path) -> None:
     assert agent.new_session(workspace)
 
 
-def test_invalid_json_gets_parse_error_and_serving_continues(agent_env: dict[str, str], workspace: Path) -> None:
+def test_invalid_json_gets_parse_error_and_serving_continues(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
     with RawAgent(agent_env) as agent:
         agent.initialize()
         agent.send_raw(b'{"jsonrpc": "2.0", "id": 1, "method": \n')
@@ -38,7 +40,9 @@ def test_valid_json_that_is_not_a_request(agent_env: dict[str, str], workspace: 
 
 def test_batch_gets_one_invalid_request(agent_env: dict[str, str], workspace: Path) -> None:
     with RawAgent(agent_env) as agent:
-        batch = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}] * 2
+        batch = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+        ] * 2
         agent.send_raw(json.dumps(batch).encode() + b"\n")
         error = agent.wait_for(lambda m: "error" in m)
         assert error == {"jsonrpc": "2.0", "id": None, "error": error["error"]}
@@ -72,11 +76,16 @@ def test_wrong_param_types_are_invalid_params(agent_env: dict[str, str], workspa
             {"sessionId": session_id},
         ]
         for params in bad_prompts:
-            assert agent.request("session/prompt", params, check=False)["error"]["code"] == INVALID_PARAMS
+            assert (
+                agent.request("session/prompt", params, check=False)["error"]["code"]
+                == INVALID_PARAMS
+            )
         still_serves(agent, workspace)
 
 
-def test_cwd_must_be_an_existing_absolute_directory(agent_env: dict[str, str], workspace: Path) -> None:
+def test_cwd_must_be_an_existing_absolute_directory(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
     with RawAgent(agent_env) as agent:
         agent.initialize()
         cases = {
@@ -84,7 +93,11 @@ def test_cwd_must_be_an_existing_absolute_directory(agent_env: dict[str, str], w
             "missing directory": {"cwd": str(workspace / "nope"), "mcpServers": []},
             "a file": {"cwd": str(workspace / "README.md"), "mcpServers": []},
             "no cwd": {"mcpServers": []},
-            "relative additional directory": {"cwd": str(workspace), "mcpServers": [], "additionalDirectories": ["x"]},
+            "relative additional directory": {
+                "cwd": str(workspace),
+                "mcpServers": [],
+                "additionalDirectories": ["x"],
+            },
         }
         for name, params in cases.items():
             error = agent.request("session/new", params, check=False)["error"]
@@ -93,7 +106,9 @@ def test_cwd_must_be_an_existing_absolute_directory(agent_env: dict[str, str], w
         still_serves(agent, workspace)
 
 
-def test_additional_directories_are_accepted(agent_env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
+def test_additional_directories_are_accepted(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "other"
     other.mkdir()
     with RawAgent(agent_env) as agent:
@@ -103,7 +118,9 @@ def test_additional_directories_are_accepted(agent_env: dict[str, str], workspac
         assert agent.request("session/new", params)["result"]["sessionId"]
 
 
-def test_unknown_session_ids_get_resource_not_found(agent_env: dict[str, str], workspace: Path) -> None:
+def test_unknown_session_ids_get_resource_not_found(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
     with RawAgent(agent_env) as agent:
         agent.initialize()
         prompt = {"sessionId": "no-such-session", "prompt": [{"type": "text", "text": "hi"}]}
@@ -118,20 +135,37 @@ def test_unknown_session_ids_get_resource_not_found(agent_env: dict[str, str], w
 def test_request_ids_are_echoed_exactly(agent_env: dict[str, str]) -> None:
     with RawAgent(agent_env) as agent:
         for request_id in (424242, "tck-string-id", 0):
-            agent.send({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": {"protocolVersion": 1}})
-            response = agent.wait_for(lambda m, i=request_id: m.get("id") == i and type(m["id"]) is type(i))
+            agent.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "method": "initialize",
+                    "params": {"protocolVersion": 1},
+                }
+            )
+            response = agent.wait_for(
+                lambda m, i=request_id: m.get("id") == i and type(m["id"]) is type(i)
+            )
             assert "result" in response
 
 
-def test_a_50_mib_line_is_served_and_a_larger_one_refused(agent_env: dict[str, str], workspace: Path) -> None:
+def test_a_50_mib_line_is_served_and_a_larger_one_refused(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
     with RawAgent(agent_env) as agent:
         agent.initialize()
         session_id = agent.new_session(workspace)
         big = "x" * (50 * 1024 * 1024)
-        response = agent.request("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": big}]})
+        response = agent.request(
+            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": big}]}
+        )
         assert response["result"]["stopReason"] == "end_turn"
         agent.drain(quiet=0.5)
-        huge = b'{"jsonrpc":"2.0","id":99,"method":"initialize","params":{"pad":"' + b"y" * (70 * 1024 * 1024) + b'"}}\n'
+        huge = (
+            b'{"jsonrpc":"2.0","id":99,"method":"initialize","params":{"pad":"'
+            + b"y" * (70 * 1024 * 1024)
+            + b'"}}\n'
+        )
         agent.send_raw(huge)
         error = agent.wait_for(lambda m: "error" in m, timeout=30)
         assert error["error"]["code"] == INVALID_REQUEST
@@ -139,15 +173,25 @@ def test_a_50_mib_line_is_served_and_a_larger_one_refused(agent_env: dict[str, s
         still_serves(agent, workspace)
 
 
-def test_cancel_request_on_a_prompt_ends_it_cancelled(agent_env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
+def test_cancel_request_on_a_prompt_ends_it_cancelled(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
     script = tmp_path / "slow.json"
-    script.write_text(json.dumps({"rules": [{"match": "", "replies": [[{"text": "working"}, {"sleep": 30}]]}]}))
+    script.write_text(
+        json.dumps({"rules": [{"match": "", "replies": [[{"text": "working"}, {"sleep": 30}]]}]})
+    )
     agent_env["HERON_MODEL"] = f"scripted:{script}"
     with RawAgent(agent_env) as agent:
         agent.initialize()
         session_id = agent.new_session(workspace)
-        agent.send({"jsonrpc": "2.0", "id": "slow", "method": "session/prompt",
-                    "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]}})
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "slow",
+                "method": "session/prompt",
+                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
+            }
+        )
         agent.wait_for(lambda m: m.get("method") == "session/update")
         agent.notify("$/cancel_request", {"requestId": "slow"})
         response = agent.wait_for(lambda m: m.get("id") == "slow", timeout=2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, cast, get_args
 
 from acp_server.jsonrpc.connection import Connection
+from acp_server.jsonrpc.values import as_object
 from agent_core.approvals import ApprovalOutcome, ApprovalRequest, Decision
 
 OPTIONS = [
@@ -23,7 +24,11 @@ class EditorApprover:
     async def request(self, request: ApprovalRequest) -> ApprovalOutcome:
         params = {
             "sessionId": self._session_id,
-            "toolCall": {"toolCallId": request.call_id, "title": request.title, "kind": request.tool_kind},
+            "toolCall": {
+                "toolCallId": request.call_id,
+                "title": request.title,
+                "kind": request.tool_kind,
+            },
             "options": OPTIONS,
         }
         result = await self._connection.request("session/request_permission", params)
@@ -32,10 +37,10 @@ class EditorApprover:
 
 def from_permission_result(result: Any) -> ApprovalOutcome:
     """The user's answer; anything unexpected counts as a rejection, never as consent."""
-    outcome: Any = result.get("outcome") if isinstance(result, dict) else None  # pyright: ignore[reportUnknownMemberType]
-    if not isinstance(outcome, dict) or outcome.get("outcome") != "selected":  # pyright: ignore[reportUnknownMemberType]
+    outcome = as_object((as_object(result) or {}).get("outcome")) or {}
+    if outcome.get("outcome") != "selected":
         return ApprovalOutcome("cancelled")
-    option: Any = outcome.get("optionId")  # pyright: ignore[reportUnknownMemberType]
+    option = outcome.get("optionId")
     if option in get_args(Decision):
         return ApprovalOutcome(cast(Decision, option))
     return ApprovalOutcome("reject_once")

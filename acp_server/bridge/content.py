@@ -21,7 +21,9 @@ def linked_uris(blocks: Sequence[Mapping[str, Any]]) -> list[str]:
     return [b["uri"] for b in blocks if b.get("type") == "resource_link"]
 
 
-def from_prompt(blocks: Sequence[Mapping[str, Any]], linked: Mapping[str, str]) -> tuple[UserPart, ...]:
+def from_prompt(
+    blocks: Sequence[Mapping[str, Any]], linked: Mapping[str, str]
+) -> tuple[UserPart, ...]:
     parts: list[UserPart] = []
     for block in blocks:
         kind = block.get("type")

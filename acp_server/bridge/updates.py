@@ -84,8 +84,11 @@ def to_tool_call_update(event: ToolCallUpdated) -> Update:
 
 
 def to_usage_update(event: UsageUpdated) -> Update:
-    update: Update = {"sessionUpdate": "usage_update", "used": event.used_tokens,
-                      "size": event.context_window}  # fmt: skip
+    update: Update = {
+        "sessionUpdate": "usage_update",
+        "used": event.used_tokens,
+        "size": event.context_window,
+    }
     if event.cost_usd is not None:
         update["cost"] = {"amount": event.cost_usd, "currency": "USD"}
     return update
@@ -94,10 +97,13 @@ def to_usage_update(event: UsageUpdated) -> Update:
 def to_notice(event: NoticeRaised, *, notices: bool) -> Update:
     """A ``notice`` where the client takes them, else a short agent message."""
     if notices:
-        update: Update = {"sessionUpdate": "notice", "severity": event.severity, "title": event.title}
+        update: Update = {
+            "sessionUpdate": "notice",
+            "severity": event.severity,
+            "title": event.title,
+        }
         if event.description:
             update["description"] = event.description
         return update
     text = event.title if not event.description else f"{event.title}: {event.description}"
     return _chunk("agent_message_chunk", f"notice-{uuid.uuid4()}", f"\n\n_{text}_\n\n")
-

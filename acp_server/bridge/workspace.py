@@ -37,14 +37,18 @@ class EditorWorkspace:
     def roots(self) -> tuple[Path, ...]:
         return self._roots
 
-    async def read_text(self, path: Path, *, line: int | None = None, limit: int | None = None) -> str:
+    async def read_text(
+        self, path: Path, *, line: int | None = None, limit: int | None = None
+    ) -> str:
         if self._read_via_editor:
             params: dict[str, Any] = {"sessionId": self._session_id, "path": str(path)}
             if line is not None:
                 params["line"] = line
             if limit is not None:
                 params["limit"] = limit
-            result = await self._connection.request("fs/read_text_file", params, timeout=EDITOR_TIMEOUT_S)
+            result = await self._connection.request(
+                "fs/read_text_file", params, timeout=EDITOR_TIMEOUT_S
+            )
             return str(result["content"])
         text = await anyio.Path(path).read_text(encoding="utf-8")
         if line is None and limit is None:

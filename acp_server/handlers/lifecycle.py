@@ -7,7 +7,9 @@ from typing import Any
 from acp_server import __version__
 from acp_server.handlers import params
 from acp_server.handlers.state import ClientInfo, ServerState
+from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, RpcError
+from acp_server.jsonrpc.values import as_object
 from acp_server.protocol.methods import PROTOCOL_VERSION
 
 API_KEY_METHOD = "api-key"
@@ -19,17 +21,15 @@ API_KEY_HELP = (
 )
 
 
-async def initialize(state: ServerState, raw: Any) -> dict[str, Any]:
+async def initialize(state: ServerState, raw: Any) -> Reply:
     request = params.as_object(raw)
     params.integer(request, "protocolVersion")  # any version gets our only one, v1
-    capabilities = request.get("clientCapabilities")
-    info = request.get("clientInfo")
-    name = info.get("name") if isinstance(info, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    name = (as_object(request.get("clientInfo")) or {}).get("name")
     state.client = ClientInfo(
         name=name if isinstance(name, str) else "unknown",
-        capabilities=capabilities if isinstance(capabilities, dict) else {},  # pyright: ignore[reportUnknownArgumentType]
+        capabilities=as_object(request.get("clientCapabilities")) or {},
     )
-    return {
+    result: dict[str, Any] = {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
             "loadSession": False,
@@ -42,6 +42,7 @@ async def initialize(state: ServerState, raw: Any) -> dict[str, Any]:
             {"id": API_KEY_METHOD, "name": "Use a provider API key", "description": API_KEY_HELP}
         ],
     }
+    return Reply(result, after=lambda: state.run_once("preload", state.preload))
 
 
 async def authenticate(state: ServerState, raw: Any) -> dict[str, Any]:

@@ -9,15 +9,17 @@ its params against the generated models in ``acp_server.protocol``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from acp_server.jsonrpc.errors import RpcError
+from acp_server.jsonrpc.values import as_object as as_object_or_none
 
 
 def as_object(params: Any) -> dict[str, Any]:
-    if not isinstance(params, dict):
+    request = as_object_or_none(params)
+    if request is None:
         raise RpcError.invalid_params("params must be an object")
-    return params  # pyright: ignore[reportUnknownVariableType]
+    return request
 
 
 def string(params: dict[str, Any], key: str) -> str:
@@ -40,7 +42,7 @@ def optional_list(params: dict[str, Any], key: str) -> list[Any]:
         return []
     if not isinstance(value, list):
         raise RpcError.invalid_params(f"{key!r} must be an array")
-    return value  # pyright: ignore[reportUnknownVariableType]
+    return cast(list[Any], value)
 
 
 def directory(value: Any, what: str) -> Path:

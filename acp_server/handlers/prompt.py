@@ -42,7 +42,9 @@ async def cancel(state: ServerState, raw: Any) -> None:
     state.session(params.string(params.as_object(raw), "sessionId")).cancel()
 
 
-async def _run_turn(state: ServerState, session: Session, parts: tuple[UserPart, ...]) -> StopReason:
+async def _run_turn(
+    state: ServerState, session: Session, parts: tuple[UserPart, ...]
+) -> StopReason:
     stop: StopReason = "end_turn"
     notices = state.client.can("session", "notices")
     with anyio.CancelScope() as scope:

@@ -2,27 +2,42 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from acp_server.handlers import lifecycle, prompt, sessions
+from acp_server.handlers import lifecycle, sessions
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
+from acp_server.jsonrpc.values import as_object
 
 log = logging.getLogger("heron.acp")
 
 RequestHandler = Callable[[ServerState, Any], Awaitable[Any]]
 NotificationHandler = Callable[[ServerState, Any], Awaitable[None]]
 
+
+def deferred(module: str, name: str) -> Callable[[ServerState, Any], Awaitable[Any]]:
+    """A handler whose module loads on first use, keeping it off the ``initialize`` path."""
+
+    async def handle(state: ServerState, params: Any) -> Any:
+        return await getattr(importlib.import_module(module), name)(state, params)
+
+    return handle
+
+
+# `initialize` and `session/new` are answered from the modules imported at start; the turn
+# machinery loads in the background once `initialize` is answered (`ServerState.preload`).
+PROMPT = "acp_server.handlers.prompt"
 REQUESTS: dict[str, RequestHandler] = {
     "initialize": lifecycle.initialize,
     "authenticate": lifecycle.authenticate,
     "session/new": sessions.new_session,
-    "session/prompt": prompt.prompt,
+    "session/prompt": deferred(PROMPT, "prompt"),
 }
 NOTIFICATIONS: dict[str, NotificationHandler] = {
-    "session/cancel": prompt.cancel,
+    "session/cancel": deferred(PROMPT, "cancel"),
 }
 
 
@@ -46,10 +61,9 @@ class AcpRouter:
         await handler(self.state, params)
 
     def cancel_request(self, method: str, params: Any) -> bool:
-        """A cancelled prompt ends its turn and answers ``cancelled``, as ``session/cancel`` does."""
-        if method != "session/prompt" or not isinstance(params, dict):
-            return False
-        session = self.state.sessions.get(params.get("sessionId"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        """A cancelled prompt ends its turn and answers ``cancelled``, like ``session/cancel``."""
+        session_id = (as_object(params) or {}).get("sessionId")
+        session = self.state.sessions.get(str(session_id)) if method == "session/prompt" else None
         if session is None:
             return False
         session.cancel()

@@ -5,8 +5,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import anyio
-
 from acp_server.handlers import params
 from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
 from acp_server.handlers.state import ServerState, Session, SessionSetup
@@ -22,7 +20,9 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
     setup = SessionSetup(
         session_id=str(uuid.uuid4()),
         cwd=cwd,
-        additional_directories=tuple(params.directory(d, "additionalDirectories entry") for d in extra),
+        additional_directories=tuple(
+            params.directory(d, "additionalDirectories entry") for d in extra
+        ),
         mcp_servers=tuple(params.optional_list(request, "mcpServers")),
     )
     if not has_credentials(state):
@@ -32,12 +32,6 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot start a session: {exc}") from exc
     state.sessions[setup.session_id] = Session(setup, agent)
-    return Reply({"sessionId": setup.session_id}, after=lambda: _warm_up_once(state))
-
-
-async def _warm_up_once(state: ServerState) -> None:
-    """Once the first session exists, import what the first prompt will need."""
-    if state.warmed:
-        return
-    state.warmed = True
-    await anyio.to_thread.run_sync(state.warm_up)
+    return Reply(
+        {"sessionId": setup.session_id}, after=lambda: state.run_once("warm_up", state.warm_up)
+    )

@@ -5,14 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RESOURCE_NOT_FOUND, RpcError
+from acp_server.jsonrpc.values import as_object
 from agent_core.config import Settings
-from agent_core.loop.agent import Agent
+
+if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
+    from agent_core.loop.agent import Agent
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,10 +29,8 @@ class ClientInfo:
         """``can("fs", "readTextFile")``: is that capability advertised (true or an object)?"""
         node: Any = self.capabilities
         for key in path:
-            if not isinstance(node, dict):
-                return False
-            node = node.get(key)  # pyright: ignore[reportUnknownMemberType]
-        return node is True or isinstance(node, dict)
+            node = (as_object(node) or {}).get(key)
+        return node is True or as_object(node) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,16 +69,24 @@ class ServerState:
     connection: Connection
     settings: Settings
     build_agent: AgentFactory
-    warm_up: Callable[[], None] = lambda: None  # imports worth doing once a session exists
+    preload: Callable[[], None] = lambda: None  # once `initialize` is answered: the turn machinery
+    warm_up: Callable[[], None] = lambda: None  # once a session exists: what prompts need
     client: ClientInfo = field(default_factory=ClientInfo)
     sessions: dict[str, Session] = field(default_factory=dict[str, Session])
-    warmed: bool = False
+    _done: set[str] = field(default_factory=set[str])
+
+    async def run_once(self, name: str, work: Callable[[], None]) -> None:
+        """Run ``work`` (imports, mostly) in a worker thread, the first time only."""
+        if name not in self._done:
+            self._done.add(name)
+            await anyio.to_thread.run_sync(work)
 
     def session(self, session_id: Any) -> Session:
         session = self.sessions.get(session_id) if isinstance(session_id, str) else None
         if session is None:
-            raise RpcError(RESOURCE_NOT_FOUND, f"Unknown session id {session_id!r}",
-                           {"sessionId": session_id})  # fmt: skip
+            raise RpcError(
+                RESOURCE_NOT_FOUND, f"Unknown session id {session_id!r}", {"sessionId": session_id}
+            )
         return session
 
     async def notify_update(self, session_id: str, update: dict[str, Any]) -> None:

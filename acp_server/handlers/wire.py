@@ -36,7 +36,7 @@ def dump(model: BaseModel) -> dict[str, Any]:
 
 
 def describe(exc: ValidationError) -> str:
-    """"prompt.0.text: Field required" for the first few problems."""
+    """ "prompt.0.text: Field required" for the first few problems."""
     problems = [
         f"{'.'.join(str(p) for p in error['loc']) or 'params'}: {error['msg']}"
         for error in exc.errors()[:3]

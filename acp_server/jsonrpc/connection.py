@@ -29,6 +29,7 @@ from acp_server.jsonrpc.errors import (
 )
 from acp_server.jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, LineSplitter, OversizedLine
 from acp_server.jsonrpc.transport import TransportClosed
+from acp_server.jsonrpc.values import as_object
 
 log = logging.getLogger("heron.jsonrpc")
 
@@ -100,7 +101,7 @@ class Connection:
         self._trace = trace
         self._ids = itertools.count(1)
         self._waiters: dict[int, _Waiter] = {}
-        self._running: dict[tuple[type, RequestId], _Running] = {}
+        self._running: dict[tuple[str, Any], _Running] = {}
         self._closed = False
 
     @property
@@ -125,14 +126,16 @@ class Connection:
                 work.cancel_scope.deadline = anyio.current_time() + SHUTDOWN_GRACE_S
             self._transport.close()
 
-    async def request(self, method: str, params: Any, *, timeout: float | None = None) -> Any:
+    async def request(self, method: str, params: Any, *, timeout: float | None = None) -> Any:  # noqa: ASYNC109
         """Send a request to the peer and wait for its result (raises ``RpcError``)."""
         if self._closed:
             raise RpcError(INTERNAL_ERROR, "the client closed the connection")
         request_id = next(self._ids)
         waiter = self._waiters[request_id] = _Waiter()
         try:
-            await self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            await self._send(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            )
             with anyio.fail_after(timeout) if timeout is not None else nullcontext():
                 await waiter.done.wait()
         except TimeoutError:
@@ -175,7 +178,9 @@ class Connection:
             await self._send_error(None, error)
             return
         if not isinstance(message, dict):
-            await self._send_error(None, RpcError(INVALID_REQUEST, "Invalid request: not an object"))
+            await self._send_error(
+                None, RpcError(INVALID_REQUEST, "Invalid request: not an object")
+            )
             return
         await self._on_message(message, dispatcher, work)  # pyright: ignore[reportUnknownArgumentType]
 
@@ -184,17 +189,18 @@ class Connection:
     ) -> None:
         request_id = message.get("id")
         valid_id = isinstance(request_id, int | str) and not isinstance(request_id, bool)
+        answer_id: RequestId | None = request_id if valid_id else None
         problem = _envelope_problem(message, valid_id)
         if problem:
-            await self._send_error(request_id if valid_id else None, RpcError(INVALID_REQUEST, problem))
+            await self._send_error(answer_id, RpcError(INVALID_REQUEST, problem))
             return
         method = message.get("method")
         if method is None:
             self._on_response(message)
         elif "id" not in message:
             await self._on_notification(method, message.get("params"), dispatcher)
-        else:
-            work.start_soon(self._run_request, request_id, method, message.get("params"), dispatcher)
+        elif answer_id is not None:
+            work.start_soon(self._run_request, answer_id, method, message.get("params"), dispatcher)
 
     def _on_response(self, message: dict[str, Any]) -> None:
         waiter = self._waiters.get(message["id"])
@@ -209,8 +215,7 @@ class Connection:
 
     async def _on_notification(self, method: str, params: Any, dispatcher: Dispatcher) -> None:
         if method == CANCEL_REQUEST:
-            target = params.get("requestId") if isinstance(params, dict) else None
-            running = self._running.get((type(target), target))  # pyright: ignore[reportUnknownArgumentType]
+            running = self._running.get(_key((as_object(params) or {}).get("requestId")))
             if running and not dispatcher.cancel_request(running.method, running.params):
                 running.scope.cancel()
             return
@@ -224,7 +229,7 @@ class Connection:
     async def _run_request(
         self, request_id: RequestId, method: str, params: Any, dispatcher: Dispatcher
     ) -> None:
-        key = (type(request_id), request_id)
+        key = _key(request_id)
         scope = anyio.CancelScope()
         self._running[key] = _Running(method, params, scope)
         try:
@@ -265,6 +270,11 @@ class Connection:
             await self._transport.send(frame + b"\n")
         except TransportClosed:
             log.debug("dropped a message: output closed")
+
+
+def _key(request_id: Any) -> tuple[str, Any]:
+    """Request ids 1 and "1" are different requests."""
+    return (type(request_id).__name__, request_id)
 
 
 def encode(message: Any) -> bytes:

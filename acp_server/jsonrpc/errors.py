@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from acp_server.jsonrpc.values import as_object
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -33,12 +35,10 @@ class RpcError(Exception):
 
     @classmethod
     def from_json(cls, error: Any) -> RpcError:
-        if isinstance(error, dict):
-            code: Any = error.get("code")  # pyright: ignore[reportUnknownMemberType]
-            message: Any = error.get("message")  # pyright: ignore[reportUnknownMemberType]
-            data: Any = error.get("data")  # pyright: ignore[reportUnknownMemberType]
-            if isinstance(code, int) and isinstance(message, str):
-                return cls(code, message, data)
+        fields = as_object(error) or {}
+        code, message = fields.get("code"), fields.get("message")
+        if isinstance(code, int) and isinstance(message, str):
+            return cls(code, message, fields.get("data"))
         return cls(INTERNAL_ERROR, f"malformed error from peer: {error!r}")
 
     @classmethod

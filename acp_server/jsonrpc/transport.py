@@ -113,7 +113,6 @@ class StdioTransport:
             view = view[written:]
 
 
-
 def console() -> TextIO:
     """The terminal, for the human-facing commands (``heron demo``) that do not serve ACP."""
     return sys.stdout

@@ -12,7 +12,10 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 
 class WireModel(BaseModel):
-    """Base of every ACP model: camelCase on the wire, snake_case in Python, unknown keys kept."""
+    """Base of every ACP model: camelCase on the wire, snake_case in Python, unknown keys kept.
+
+    Dump with ``exclude_none=True``, not ``exclude_unset``: union tags are field defaults.
+    """
 
     model_config = ConfigDict(
         populate_by_name=True,
@@ -25,20 +28,15 @@ class WireModel(BaseModel):
 
 
 class _TagOf:
-    """Discriminator for unions that mix tagged variants with an untagged default or catch-all.
-
-    A missing tag selects ``missing``; a tag not in ``known`` selects ``unknown``.
-    """
+    """Discriminator for unions mixing tagged variants with a tagless default or catch-all:
+    a missing tag selects ``missing``, a tag not in ``known`` selects ``unknown``."""
 
     def __init__(
         self, key: str, attr: str, known: tuple[str, ...], missing: str | None, unknown: str | None
     ) -> None:
         self.__name__ = f"tag_of_{key}"
-        self.key = key
-        self.attr = attr
-        self.known = known
-        self.missing = missing
-        self.unknown = unknown
+        self.key, self.attr, self.known = key, attr, known
+        self.missing, self.unknown = missing, unknown
 
     def __call__(self, value: object) -> str | None:
         if isinstance(value, dict):
@@ -47,9 +45,7 @@ class _TagOf:
             tag = getattr(value, self.attr, None)
         if tag is None:
             return self.missing
-        if tag in self.known:
-            return str(tag)
-        return self.unknown or str(tag)
+        return str(tag) if tag in self.known else self.unknown or str(tag)
 
 
 # JSON RPC Request Id

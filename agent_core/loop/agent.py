@@ -8,7 +8,7 @@ keeps history consistent (partial text is kept, dangling tool calls are closed).
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 
 import anyio
@@ -70,15 +70,14 @@ class Agent:
         self._history: list[Message] = list(history)
         self._max_requests = max_requests
         self._results: dict[str, ToolResultPart] = {}
-        self._specs = tuple(
-            ToolSpec(t.name, t.description, t.parameters()) for t in sorted(tools.values(), key=lambda t: t.name)
-        )  # fmt: skip
+        ordered = sorted(tools.values(), key=lambda t: t.name)  # a stable, cacheable prefix
+        self._specs = tuple(ToolSpec(t.name, t.description, t.parameters()) for t in ordered)
 
     @property
     def history(self) -> tuple[Message, ...]:
         return tuple(self._history)
 
-    async def run_turn(self, prompt: Sequence[UserPart]) -> AsyncIterator[Event]:
+    async def run_turn(self, prompt: Sequence[UserPart]) -> AsyncGenerator[Event, None]:
         self._append_user(tuple(prompt))
         self._results = {}
         try:
@@ -92,7 +91,9 @@ class Agent:
                             yield event
                 assert completed is not None, "a model stream must end with ResponseCompleted"
                 usage = completed.usage
-                yield UsageUpdated(usage.input_tokens + usage.output_tokens, self.model.context_window)
+                yield UsageUpdated(
+                    usage.input_tokens + usage.output_tokens, self.model.context_window
+                )
                 calls = completed.message.tool_calls
                 if not calls:
                     yield TurnEnded(FINISH_TO_STOP[completed.finish])
@@ -105,7 +106,7 @@ class Agent:
         finally:
             self._close_tool_calls()
 
-    async def _call_model(self) -> AsyncIterator[Event | ResponseCompleted]:
+    async def _call_model(self) -> AsyncGenerator[Event | ResponseCompleted, None]:
         """Stream one model response into history; on cancel keep the text that arrived."""
         message_id = str(uuid.uuid4())
         partial: list[AssistantPart] = []
@@ -135,7 +136,7 @@ class Agent:
             if not done and partial:  # a response cut short: keep its text, drop unrun calls
                 self._history.append(AssistantMessage(tuple(partial), message_id))
 
-    async def _run_tools(self, calls: tuple[ToolCallPart, ...]) -> AsyncIterator[Event]:
+    async def _run_tools(self, calls: tuple[ToolCallPart, ...]) -> AsyncGenerator[Event, None]:
         """Run the calls (consecutive read-only ones concurrently); results stay in call order."""
         for batch in _batches(calls, self._tools):
             for call in batch:
@@ -165,15 +166,21 @@ class Agent:
         tool = self._tools.get(call.name)
         if tool is None:
             known = ", ".join(sorted(self._tools)) or "none"
-            results[call.call_id] = ToolResultPart(call.call_id, f"Unknown tool {call.name!r}. Available tools: {known}.", True)
+            results[call.call_id] = ToolResultPart(
+                call.call_id, f"Unknown tool {call.name!r}. Available tools: {known}.", True
+            )
             return
         context = ToolContext(call.call_id, self._workspace, self._approver)
         try:
-            results[call.call_id] = ToolResultPart(call.call_id, await tool.run(call.arguments, context))
+            results[call.call_id] = ToolResultPart(
+                call.call_id, await tool.run(call.arguments, context)
+            )
         except ToolError as exc:
             results[call.call_id] = ToolResultPart(call.call_id, str(exc), True)
-        except Exception as exc:  # the turn-runner boundary: a tool bug is the model's tool error
-            results[call.call_id] = ToolResultPart(call.call_id, f"{type(exc).__name__}: {exc}", True)
+        except Exception as exc:  # noqa: BLE001 - turn-runner boundary: a tool bug is a tool error
+            results[call.call_id] = ToolResultPart(
+                call.call_id, f"{type(exc).__name__}: {exc}", True
+            )
 
     def _title(self, call: ToolCallPart) -> str:
         tool = self._tools.get(call.name)
@@ -190,7 +197,9 @@ class Agent:
             self._history.append(UserMessage(parts))
 
 
-def _extend(parts: list[AssistantPart], kind: type[TextPart] | type[ThinkingPart], text: str) -> None:
+def _extend(
+    parts: list[AssistantPart], kind: type[TextPart] | type[ThinkingPart], text: str
+) -> None:
     if parts and type(parts[-1]) is kind:
         parts[-1] = kind(parts[-1].text + text)  # type: ignore[union-attr]
     else:

@@ -68,16 +68,22 @@ class ScriptedModel:
             if Path(script).is_absolute():
                 text = Path(script).read_text(encoding="utf-8")
             else:
-                text = resources.files("agent_core.models").joinpath(f"scripts/{script}.json").read_text(encoding="utf-8")
+                text = (
+                    resources.files("agent_core.models")
+                    .joinpath(f"scripts/{script}.json")
+                    .read_text(encoding="utf-8")
+                )
         except (OSError, ValueError) as exc:
             raise ModelConfigError(f"no scripted model script {script!r}: {exc}") from exc
         try:
             data = json.loads(text)
             rules = tuple(
-                Rule(re.compile(rule["match"], re.IGNORECASE | re.DOTALL),
-                     tuple(tuple(reply) for reply in rule["replies"]))
+                Rule(
+                    re.compile(rule["match"], re.IGNORECASE | re.DOTALL),
+                    tuple(tuple(reply) for reply in rule["replies"]),
+                )
                 for rule in data["rules"]
-            )  # fmt: skip
+            )
             return cls(script, rules, float(data.get("chunk_delay", 0.0)))
         except (ValueError, KeyError, TypeError, re.error) as exc:
             raise ModelConfigError(f"scripted model script {script!r} is malformed: {exc}") from exc

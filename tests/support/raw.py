@@ -6,6 +6,7 @@ the agent writes must be one JSON-RPC message; every message both ways is schema
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -22,7 +23,9 @@ HERON = [sys.executable, "-m", "acp_server"]
 
 
 class RawAgent:
-    def __init__(self, env: Mapping[str, str], cwd: Path | None = None, args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, env: Mapping[str, str], cwd: Path | None = None, args: tuple[str, ...] = ()
+    ) -> None:
         self.proc = subprocess.Popen(
             [*HERON, *args],
             stdin=subprocess.PIPE,
@@ -71,11 +74,14 @@ class RawAgent:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
     def initialize(self, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
-        response = self.request("initialize", {
-            "protocolVersion": 1,
-            "clientCapabilities": capabilities or {},
-            "clientInfo": {"name": "raw-test-client", "version": "0"},
-        })  # fmt: skip
+        response = self.request(
+            "initialize",
+            {
+                "protocolVersion": 1,
+                "clientCapabilities": capabilities or {},
+                "clientInfo": {"name": "raw-test-client", "version": "0"},
+            },
+        )
         return response["result"]
 
     def new_session(self, cwd: Path) -> str:
@@ -92,7 +98,9 @@ class RawAgent:
             while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise AssertionError(f"no matching message in {timeout} s; stderr: {self.stderr[-2000:]!r}")
+                    raise AssertionError(
+                        f"no matching message in {timeout} s; stderr: {self.stderr[-2000:]!r}"
+                    )
                 try:
                     message = self.messages.get(timeout=remaining)
                 except Empty:
@@ -144,7 +152,5 @@ class RawAgent:
             reader.join(timeout=5)
         for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if pipe is not None and not pipe.closed:
-                try:
+                with contextlib.suppress(BrokenPipeError):
                     pipe.close()
-                except BrokenPipeError:
-                    pass

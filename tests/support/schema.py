@@ -44,7 +44,9 @@ def check_def(def_name: str, value: Any) -> None:
     errors = sorted(validator(def_name).iter_errors(value), key=lambda e: list(e.path))
     if errors:
         detail = "; ".join(f"{list(e.path)}: {e.message[:200]}" for e in errors[:3])
-        raise AssertionError(f"{def_name} does not match the ACP schema: {detail}\n{json.dumps(value)[:2000]}")
+        raise AssertionError(
+            f"{def_name} does not match the ACP schema: {detail}\n{json.dumps(value)[:2000]}"
+        )
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""Model providers behind one ``Model`` port; provider SDKs are imported lazily."""

@@ -1,0 +1,53 @@
+"""Run every benchmark, print the table, and optionally write it to a Markdown file."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import startup
+from bench.figures import Figure
+
+HEADER = "| figure | measured | budget | verdict | how |\n| --- | --- | --- | --- | --- |"
+
+
+def environment(home: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERON_", "ANTHROPIC_", "OPENAI_"))}
+    env.update(HERON_HOME=home, HERON_MODEL="scripted:echo")
+    return env
+
+
+def report(figures: list[Figure]) -> str:
+    machine = f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    rows = "\n".join(f.row() for f in figures)
+    return (
+        "# Performance\n\n"
+        "Measured by `make bench` (`python -m bench --write docs/PERFORMANCE.md`) against real\n"
+        "`heron acp` processes over stdio, with the offline scripted model. Budgets are from\n"
+        "DESIGN.md section 5.\n\n"
+        f"Last run: {stamp} on {machine}.\n\n"
+        f"{HEADER}\n{rows}\n"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--write", type=Path, help="also write the report to this Markdown file")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as home:
+        figures = startup.measure(environment(home))
+    text = report(figures)
+    sys.stdout.write(text)
+    if args.write:
+        args.write.write_text(text)
+    return 0 if all(f.within_budget for f in figures) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
