@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 from datetime import date
 from typing import TYPE_CHECKING
@@ -92,13 +93,20 @@ def _serve(transport: StdioTransport, settings: Settings, config_error: str | No
     return 0
 
 
+# What the first `session/new` and prompt need, loaded while the editor is still sending them.
+PRELOAD = (
+    "acp_server.handlers.prompt",
+    "acp_server.bridge.approver",
+    "acp_server.bridge.workspace",
+    "agent_core.context.prompt",
+    "agent_core.loop.agent",
+    "agent_core.models.registry",
+)
+
+
 def _preload() -> None:
-    """The turn machinery, loaded while the editor is still sending ``session/new``."""
-    from acp_server.bridge import approver, workspace  # noqa: F401
-    from acp_server.handlers import prompt  # noqa: F401
-    from agent_core.context import prompt as system_prompt  # noqa: F401
-    from agent_core.loop import agent  # noqa: F401
-    from agent_core.models import registry  # noqa: F401
+    for module in PRELOAD:
+        importlib.import_module(module)
 
 
 def _warm_up() -> None:

@@ -1,1 +1,1 @@
-"""``make bench``: Heron's figures, measured against real processes, written to docs/PERFORMANCE.md."""
+"""``make bench``: figures measured against real processes, written to docs/PERFORMANCE.md."""

@@ -17,13 +17,16 @@ HEADER = "| figure | measured | budget | verdict | how |\n| --- | --- | --- | --
 
 
 def environment(home: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERON_", "ANTHROPIC_", "OPENAI_"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("HERON_", "ANTHROPIC_", "OPENAI_"))
+    }
     env.update(HERON_HOME=home, HERON_MODEL="scripted:echo")
     return env
 
 
 def report(figures: list[Figure]) -> str:
-    machine = f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    system = f"{platform.system()} {platform.release()}"
+    machine = f"{os.cpu_count()} cores, Python {platform.python_version()}, {system}"
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     rows = "\n".join(f.row() for f in figures)
     return (

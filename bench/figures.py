@@ -19,4 +19,6 @@ class Figure:
 
     def row(self) -> str:
         verdict = "ok" if self.within_budget else "OVER BUDGET"
-        return f"| {self.name} | {self.value:.1f} {self.unit} | <= {self.budget:g} {self.unit} | {verdict} | {self.how} |"
+        measured = f"{self.value:.1f} {self.unit}"
+        budget = f"<= {self.budget:g} {self.unit}"
+        return f"| {self.name} | {measured} | {budget} | {verdict} | {self.how} |"

@@ -16,8 +16,15 @@ HERON = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "heron")
 RUNS = 15
 
 
-def _call(stdin: IO[bytes], stdout: IO[bytes], request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    stdin.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode() + b"\n")
+def _call(
+    stdin: IO[bytes], stdout: IO[bytes], request_id: int, method: str, params: dict[str, Any]
+) -> dict[str, Any]:
+    stdin.write(
+        json.dumps(
+            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        ).encode()
+        + b"\n"
+    )
     stdin.flush()
     while True:
         message = json.loads(stdout.readline())
@@ -36,11 +43,15 @@ def one_run(env: dict[str, str], workspace: Path) -> tuple[float, float, float]:
     started = time.perf_counter()
     proc = subprocess.Popen([HERON, "acp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert proc.stdin and proc.stdout
-    init = _call(proc.stdin, proc.stdout, 1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    init = _call(
+        proc.stdin, proc.stdout, 1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}}
+    )
     initialized = time.perf_counter()
     assert "result" in init, init
     before_new = time.perf_counter()
-    new = _call(proc.stdin, proc.stdout, 2, "session/new", {"cwd": str(workspace), "mcpServers": []})
+    new = _call(
+        proc.stdin, proc.stdout, 2, "session/new", {"cwd": str(workspace), "mcpServers": []}
+    )
     session_new = time.perf_counter() - before_new
     assert "result" in new, new
     time.sleep(1.0)  # idle: the background warm-up has finished
@@ -56,7 +67,25 @@ def measure(env: dict[str, str]) -> list[Figure]:
         runs = [one_run(env, Path(tmp)) for _ in range(RUNS)]
     init, new, rss = (sorted(column) for column in zip(*runs, strict=True))
     return [
-        Figure("spawn -> `initialize` response", statistics.median(init) * 1000, "ms", 100, f"median of {RUNS} fresh processes"),
-        Figure("`session/new` response", statistics.median(new) * 1000, "ms", 50, f"median of {RUNS}, first session of a fresh process"),
-        Figure("peak RSS, idle after `session/new`", statistics.median(rss), "MB", 60, "VmHWM after 1 s idle (warm-up done)"),
+        Figure(
+            "spawn -> `initialize` response",
+            statistics.median(init) * 1000,
+            "ms",
+            100,
+            f"median of {RUNS} fresh processes",
+        ),
+        Figure(
+            "`session/new` response",
+            statistics.median(new) * 1000,
+            "ms",
+            50,
+            f"median of {RUNS}, first session of a fresh process",
+        ),
+        Figure(
+            "peak RSS, idle after `session/new`",
+            statistics.median(rss),
+            "MB",
+            60,
+            "VmHWM after 1 s idle (warm-up done)",
+        ),
     ]

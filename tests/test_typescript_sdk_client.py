@@ -1,0 +1,78 @@
+"""End to end with the official TypeScript SDK as the client (tests/node/drive.mjs)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.schema import WireChecker
+
+DRIVER = Path(__file__).parent / "node" / "drive.mjs"
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(
+    NODE is None or not (DRIVER.parent / "node_modules").is_dir(),
+    reason="needs node and `npm ci --prefix tests/node` (make test does both)",
+)
+
+
+def drive(env: dict[str, str], workspace: Path, *args: str) -> dict[str, Any]:
+    assert NODE is not None
+    command = [NODE, str(DRIVER), "--cwd", str(workspace), "--timeout", "30", *args]
+    command += ["--", sys.executable, "-m", "acp_server"]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1, result.stdout
+    output: dict[str, Any] = json.loads(lines[0])
+    checker = WireChecker()
+    for entry in output["wire"]:
+        assert entry["message"] is not None, f"not JSON on the wire: {entry}"
+        checker.check(entry["dir"], entry["message"])
+    return output
+
+
+def test_a_prompt_streams_through_the_typescript_sdk(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    output = drive(agent_env, workspace, "--prompt", "hello from node é中文 😀")
+    assert output["initialize"]["protocolVersion"] == 1
+    assert output["stopReason"] == "end_turn"
+    assert output["exitCode"] == 0
+    chunks = [
+        u["update"]
+        for u in output["updates"]
+        if u["update"]["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert "".join(c["content"]["text"] for c in chunks) == "You said: hello from node é中文 😀"
+    assert all(u["sessionId"] == output["sessionId"] for u in output["updates"])
+
+
+def test_cancel_through_the_typescript_sdk(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "slow.json"
+    script.write_text(
+        json.dumps({"rules": [{"match": "", "replies": [[{"text": "busy"}, {"sleep": 60}]]}]})
+    )
+    agent_env["HERON_MODEL"] = f"scripted:{script}"
+    output = drive(agent_env, workspace, "--cancel-after-first-update")
+    assert output["stopReason"] == "cancelled"
+    assert output["exitCode"] == 0
+    response_index = next(
+        i
+        for i, e in enumerate(output["wire"])
+        if e["message"].get("result", {}).get("stopReason") == "cancelled"
+    )
+    later = [
+        e
+        for e in output["wire"][response_index + 1 :]
+        if e["message"].get("method") == "session/update"
+    ]
+    assert later == []  # nothing for the session after the cancelled prompt's answer
