@@ -19,7 +19,10 @@ if not SCHEMA_DIR.is_absolute():
 
 @cache
 def schema() -> dict[str, Any]:
-    return json.loads((SCHEMA_DIR / "schema.json").read_text())
+    path = SCHEMA_DIR / "schema.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"the ACP schema is not at {path}: set HERON_SCHEMA_DIR")
+    return json.loads(path.read_text())
 
 
 @cache
