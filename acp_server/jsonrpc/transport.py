@@ -68,8 +68,10 @@ class StdioTransport:
             except BlockingIOError:
                 continue
             except OSError:
-                return
+                chunk = b""
             if not chunk:
+                with contextlib.suppress(OSError):
+                    os.close(self._in_fd)
                 return
             yield chunk
 

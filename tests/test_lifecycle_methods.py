@@ -1,0 +1,66 @@
+"""`initialize` negotiation and `authenticate`, over real stdio."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.raw import RawAgent
+
+
+def test_initialize_answers_version_1_whatever_is_asked(agent_env: dict[str, str]) -> None:
+    with RawAgent(agent_env) as agent:
+        for asked in (1, 2, 65535, 0):
+            params = {
+                "protocolVersion": asked,
+                "clientCapabilities": {},
+                "info": {"name": "x", "version": "1"},
+            }
+            result = agent.request("initialize", params, check=asked == 1)["result"]
+            assert result["protocolVersion"] == 1
+
+
+def test_initialize_is_honest_about_capabilities(agent_env: dict[str, str]) -> None:
+    with RawAgent(agent_env) as agent:
+        result = agent.initialize()
+    capabilities = result["agentCapabilities"]
+    assert capabilities["loadSession"] is False
+    assert capabilities["promptCapabilities"] == {
+        "image": False,
+        "audio": False,
+        "embeddedContext": True,
+    }
+    assert capabilities["mcpCapabilities"] == {"http": False, "sse": False}
+    assert set(capabilities["sessionCapabilities"]) == {"additionalDirectories"}
+    assert result["agentInfo"]["name"] == "heron"
+    [method] = result["authMethods"]
+    assert "type" not in method or method["type"] == "agent"
+    assert "ANTHROPIC_API_KEY" in method["description"]
+
+
+def test_authenticate(agent_env: dict[str, str], workspace: Path) -> None:
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        assert agent.request("authenticate", {"methodId": "api-key"})["result"] == {}
+        assert agent.request("authenticate", {"methodId": "nope"})["error"]["code"] == -32602
+
+
+def test_without_a_model_or_key_sessions_ask_for_authentication(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    del agent_env["HERON_MODEL"]
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        assert agent.request("authenticate", {"methodId": "api-key"})["error"]["code"] == -32000
+        error = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})["error"]
+        assert error["code"] == -32000
+        assert "HERON_MODEL" in error["message"]
+
+
+def test_an_unknown_provider_is_a_clear_session_error(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    agent_env["HERON_MODEL"] = "scripted:no-such-script"
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        error = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})["error"]
+        assert "no-such-script" in error["message"]
