@@ -85,6 +85,7 @@ def _serve(transport: StdioTransport, settings: Settings, config_error: str | No
                 write_via_editor=client.can("fs", "writeTextFile"),
             ),
             approver=EditorApprover(connection, setup.session_id),
+            reasoning_effort=settings.reasoning_effort,
         )
 
     state = ServerState(connection, settings, build_agent, preload=_preload, warm_up=_warm_up)

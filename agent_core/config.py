@@ -7,6 +7,7 @@ purpose: ``pydantic-settings`` costs ~120 ms to import, more than the whole budg
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,29 @@ class ProviderSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelSettings:
+    """``[models."<provider>:<model>"]``: what to assume about one model."""
+
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+    images: bool | None = None
+    input_price: float | None = None  # USD per million tokens
+    output_price: float | None = None
+
+    def fields(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class RetrySettings:
+    """``[retry]``: how transient provider faults are retried before falling back."""
+
+    max_attempts: int = 4
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     home: Path
     model: str | None = None  # "<provider>:<model>"
@@ -37,6 +61,10 @@ class Settings:
     trace: bool = False
     log_level: str = "INFO"
     providers: Mapping[str, ProviderSettings] = field(default_factory=dict[str, ProviderSettings])
+    fallback_models: tuple[str, ...] = ()
+    retry: RetrySettings = field(default_factory=RetrySettings)
+    models: Mapping[str, ModelSettings] = field(default_factory=dict[str, ModelSettings])
+    reasoning_effort: str | None = None  # "low" | "medium" | "high"; None leaves it to the model
 
     @property
     def config_file(self) -> Path:
@@ -68,6 +96,7 @@ def load_settings(
     mode = env.get("HERON_MODE") or _string(file, "default_mode") or "ask"
     if mode not in MODES:
         raise ConfigError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
+    models = _table(file, "models", "[models]")
     return Settings(
         home=home,
         model=model or env.get("HERON_MODEL") or _string(file, "model"),
@@ -75,6 +104,10 @@ def load_settings(
         trace=env.get("HERON_TRACE", "") not in ("", "0", "false", "no"),
         log_level=(env.get("HERON_LOG_LEVEL") or _string(file, "log_level") or "INFO").upper(),
         providers=_providers(env, file),
+        fallback_models=tuple(_strings(file, "fallback_models")),
+        retry=_retry(_table(file, "retry", "[retry]")),
+        models={name: _model(_table(models, name, f'[models."{name}"]'), name) for name in models},
+        reasoning_effort=_choice(file, "reasoning_effort", ("low", "medium", "high")),
     )
 
 
@@ -111,6 +144,59 @@ def _table(parent: dict[str, Any], key: str, label: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ConfigError(f"config.toml: {label} must be a table")
     return cast(dict[str, Any], value)
+
+
+def _retry(table: dict[str, Any]) -> RetrySettings:
+    defaults = RetrySettings()
+    return RetrySettings(
+        max_attempts=int(_number(table, "max_attempts", defaults.max_attempts, minimum=1)),
+        base_delay=_number(table, "base_delay", defaults.base_delay, minimum=0),
+        max_delay=_number(table, "max_delay", defaults.max_delay, minimum=0),
+    )
+
+
+def _model(table: dict[str, Any], name: str) -> ModelSettings:
+    images = table.get("images")
+    if images is not None and not isinstance(images, bool):
+        raise ConfigError(f'config.toml: [models."{name}"] images must be true or false')
+    numbers = {
+        key: _number(table, key, None, minimum=0)
+        for key in ("context_window", "max_output_tokens", "input_price", "output_price")
+    }
+    return ModelSettings(
+        context_window=_int_or_none(numbers["context_window"]),
+        max_output_tokens=_int_or_none(numbers["max_output_tokens"]),
+        images=images,
+        input_price=numbers["input_price"],
+        output_price=numbers["output_price"],
+    )
+
+
+def _number(table: dict[str, Any], key: str, default: Any, *, minimum: float) -> Any:
+    value = table.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
+        raise ConfigError(f"config.toml: {key} must be a number >= {minimum:g}, not {value!r}")
+    return float(value)
+
+
+def _int_or_none(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def _strings(table: dict[str, Any], key: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in cast(list[Any], value)):
+        raise ConfigError(f"config.toml: {key} must be a list of strings")
+    return cast(list[str], value)
+
+
+def _choice(table: dict[str, Any], key: str, choices: tuple[str, ...]) -> str | None:
+    value = _string(table, key)
+    if value is not None and value not in choices:
+        raise ConfigError(f"config.toml: {key} must be one of {', '.join(choices)}")
+    return value
 
 
 def _string(table: dict[str, Any], key: str) -> str | None:

@@ -36,6 +36,7 @@ class ToolCallPart:
     call_id: str
     name: str
     arguments: dict[str, Any]
+    invalid_arguments: str | None = None  # what the model sent when it was not a JSON object
     kind: Literal["tool_call"] = "tool_call"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_core.messages import TextPart, UserPart
+from agent_core.messages import ImagePart, TextPart, UserPart
 
 
 class UnsupportedContent(ValueError):
@@ -22,7 +22,7 @@ def linked_uris(blocks: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def from_prompt(
-    blocks: Sequence[Mapping[str, Any]], linked: Mapping[str, str]
+    blocks: Sequence[Mapping[str, Any]], linked: Mapping[str, str], *, images: bool = False
 ) -> tuple[UserPart, ...]:
     parts: list[UserPart] = []
     for block in blocks:
@@ -34,6 +34,8 @@ def from_prompt(
             parts.append(TextPart(_context(block["uri"], block.get("name"), text)))
         elif kind == "resource":
             parts.append(TextPart(_embedded(block["resource"])))
+        elif kind == "image" and images:
+            parts.append(ImagePart(block["data"], block["mimeType"]))
         else:
             raise UnsupportedContent(f"{kind} content is not supported by this agent")
     return tuple(parts)

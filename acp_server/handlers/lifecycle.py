@@ -11,6 +11,8 @@ from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, RpcError
 from acp_server.jsonrpc.values import as_object
 from acp_server.protocol.methods import PROTOCOL_VERSION
+from agent_core.config import Settings
+from agent_core.models.catalog import describe
 
 API_KEY_METHOD = "api-key"
 API_KEY_HELP = (
@@ -33,7 +35,11 @@ async def initialize(state: ServerState, raw: Any) -> Reply:
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
             "loadSession": False,
-            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+            "promptCapabilities": {
+                "image": accepts_images(state.settings),
+                "audio": False,
+                "embeddedContext": True,
+            },
             "mcpCapabilities": {"http": False, "sse": False},
             "sessionCapabilities": {"additionalDirectories": {}},
         },
@@ -55,9 +61,19 @@ async def authenticate(state: ServerState, raw: Any) -> dict[str, Any]:
 
 
 def has_credentials(state: ServerState) -> bool:
-    """A scripted model needs no key; a provider needs its key."""
+    """A scripted model needs no key; a local Chat Completions server needs only its URL."""
     model = state.settings.model
     if model is None:
-        return any(p.api_key for p in state.settings.providers.values())
-    provider = model.partition(":")[0]
-    return provider == "scripted" or bool(state.settings.provider(provider).api_key)
+        return False
+    provider = state.settings.provider(model.partition(":")[0])
+    return model.startswith("scripted:") or bool(
+        provider.api_key or (model.startswith("openai-chat:") and provider.base_url)
+    )
+
+
+def accepts_images(settings: Settings) -> bool:
+    """Whether the configured model takes images, so the editor may attach them."""
+    if not settings.model:
+        return False
+    provider, _, model_id = settings.model.partition(":")
+    return describe(provider, model_id, settings.models.get(settings.model)).images

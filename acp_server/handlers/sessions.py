@@ -32,6 +32,9 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot start a session: {exc}") from exc
     state.sessions[setup.session_id] = Session(setup, agent)
-    return Reply(
-        {"sessionId": setup.session_id}, after=lambda: state.run_once("warm_up", state.warm_up)
-    )
+
+    async def warm_up() -> None:  # after the response: what the first prompt will need
+        await state.run_once("wire models", state.warm_up)
+        await state.run_once(agent.model.name, agent.model.warm_up)
+
+    return Reply({"sessionId": setup.session_id}, after=warm_up)

@@ -1,8 +1,8 @@
 """One agent turn: model request -> tool calls -> results -> model request ... -> end.
 
 ``Agent.run_turn`` is an async iterator of events. The caller owns the turn's cancel scope:
-cancelling it stops the model stream and running tools at once, and the ``finally`` below
-keeps history consistent (partial text is kept, dangling tool calls are closed).
+cancelling it stops the model stream and running tools at once, and the ``finally`` blocks
+keep history consistent (partial text is kept, dangling tool calls are closed).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from contextlib import aclosing
 import anyio
 
 from agent_core.approvals import Approver
-from agent_core.errors import ToolError
+from agent_core.errors import StreamInterrupted
 from agent_core.events import (
     Event,
     MessageDelta,
+    NoticeRaised,
     StopReason,
     ThoughtDelta,
     ToolCallStarted,
@@ -25,6 +26,8 @@ from agent_core.events import (
     TurnEnded,
     UsageUpdated,
 )
+from agent_core.loop.execution import batches, execute, title
+from agent_core.loop.preview import partial_arguments
 from agent_core.messages import (
     AssistantMessage,
     AssistantPart,
@@ -36,7 +39,7 @@ from agent_core.messages import (
     UserMessage,
     UserPart,
 )
-from agent_core.models.base import Model, ModelRequest, ResponseCompleted, ToolSpec
+from agent_core.models.base import Model, ModelRequest, ResponseCompleted, StreamEvent, ToolSpec
 from agent_core.tools.base import ToolContext, Toolset
 from agent_core.workspace import Workspace
 
@@ -61,6 +64,7 @@ class Agent:
         approver: Approver,
         history: Sequence[Message] = (),
         max_requests: int = DEFAULT_MAX_REQUESTS,
+        reasoning_effort: str | None = None,
     ) -> None:
         self.model = model
         self._tools = tools
@@ -69,7 +73,9 @@ class Agent:
         self._approver = approver
         self._history: list[Message] = list(history)
         self._max_requests = max_requests
+        self._reasoning_effort = reasoning_effort
         self._results: dict[str, ToolResultPart] = {}
+        self._cost: float | None = None
         ordered = sorted(tools.values(), key=lambda t: t.name)  # a stable, cacheable prefix
         self._specs = tuple(ToolSpec(t.name, t.description, t.parameters()) for t in ordered)
 
@@ -79,21 +85,22 @@ class Agent:
 
     async def run_turn(self, prompt: Sequence[UserPart]) -> AsyncGenerator[Event, None]:
         self._append_user(tuple(prompt))
-        self._results = {}
         try:
             for _ in range(self._max_requests):
                 completed: ResponseCompleted | None = None
-                async with aclosing(self._call_model()) as stream:
-                    async for event in stream:
-                        if isinstance(event, ResponseCompleted):
-                            completed = event
-                        else:
-                            yield event
+                try:
+                    async with aclosing(self._call_model()) as stream:
+                        async for event in stream:
+                            if isinstance(event, ResponseCompleted):
+                                completed = event
+                            else:
+                                yield event
+                except StreamInterrupted as exc:  # what arrived is kept; the turn ends here
+                    yield NoticeRaised("error", "The model's response was cut off", str(exc))
+                    yield TurnEnded("end_turn")
+                    return
                 assert completed is not None, "a model stream must end with ResponseCompleted"
-                usage = completed.usage
-                yield UsageUpdated(
-                    usage.input_tokens + usage.output_tokens, self.model.context_window
-                )
+                yield self._usage(completed)
                 calls = completed.message.tool_calls
                 if not calls:
                     yield TurnEnded(FINISH_TO_STOP[completed.finish])
@@ -110,35 +117,67 @@ class Agent:
         """Stream one model response into history; on cancel keep the text that arrived."""
         message_id = str(uuid.uuid4())
         partial: list[AssistantPart] = []
+        arguments: dict[str, tuple[str, str]] = {}  # call id -> (tool name, JSON so far)
         done = False
-        request = ModelRequest(self._system, tuple(self._history), self._specs)
+        request = ModelRequest(
+            self._system, tuple(self._history), self._specs, reasoning_effort=self._reasoning_effort
+        )
         try:
             async for event in self.model.stream(request):
-                if event.kind == "text_delta":
-                    _extend(partial, TextPart, event.text)
-                    yield MessageDelta(message_id, event.text)
-                elif event.kind == "thinking_delta":
-                    _extend(partial, ThinkingPart, event.text)
-                    yield ThoughtDelta(message_id, event.text)
-                elif event.kind == "tool_call_began":
-                    tool = self._tools.get(event.name)
-                    kind = tool.kind if tool else "other"
-                    yield ToolCallStarted(event.call_id, event.name, event.name, kind)
-                elif event.kind == "response_completed":
+                if isinstance(event, ResponseCompleted):
                     message = AssistantMessage(event.message.parts, message_id)
                     self._history.append(message)
                     done = True
                     for call in message.tool_calls:
-                        title = self._title(call)
-                        yield ToolCallUpdated(call.call_id, title=title, arguments=call.arguments)
+                        call_title = title(call.name, call.arguments, self._tools)
+                        yield ToolCallUpdated(
+                            call.call_id, title=call_title, arguments=call.arguments
+                        )
                     yield event
+                elif (
+                    translated := self._translate(event, message_id, partial, arguments)
+                ) is not None:
+                    yield translated
         finally:
             if not done and partial:  # a response cut short: keep its text, drop unrun calls
                 self._history.append(AssistantMessage(tuple(partial), message_id))
 
+    def _translate(
+        self,
+        event: StreamEvent,
+        message_id: str,
+        partial: list[AssistantPart],
+        arguments: dict[str, tuple[str, str]],
+    ) -> Event | None:
+        """A model stream event as a turn event, noting what arrived in ``partial``."""
+        if event.kind == "text_delta":
+            _extend(partial, TextPart, event.text)
+            return MessageDelta(message_id, event.text)
+        if event.kind == "thinking_delta":
+            _extend(partial, ThinkingPart, event.text)
+            return ThoughtDelta(message_id, event.text)
+        if event.kind == "tool_call_began":
+            arguments[event.call_id] = (event.name, "")
+            tool = self._tools.get(event.name)
+            return ToolCallStarted(
+                event.call_id, event.name, event.name, tool.kind if tool else "other"
+            )
+        if event.kind == "tool_arguments_delta":
+            name, so_far = arguments[event.call_id]
+            arguments[event.call_id] = (name, so_far + event.json_fragment)
+            preview = partial_arguments(so_far + event.json_fragment)
+            if preview is None or preview == partial_arguments(so_far):
+                return None
+            return ToolCallUpdated(
+                event.call_id, title=title(name, preview, self._tools), arguments=preview
+            )
+        if event.kind == "status_notice":
+            return NoticeRaised(event.severity, event.title, event.description)
+        return None
+
     async def _run_tools(self, calls: tuple[ToolCallPart, ...]) -> AsyncGenerator[Event, None]:
         """Run the calls (consecutive read-only ones concurrently); results stay in call order."""
-        for batch in _batches(calls, self._tools):
+        for batch in batches(calls, self._tools):
             for call in batch:
                 yield ToolCallUpdated(call.call_id, status="in_progress")
             async with anyio.create_task_group() as group:
@@ -148,6 +187,10 @@ class Agent:
                 result = self._results[call.call_id]
                 status = "failed" if result.is_error else "completed"
                 yield ToolCallUpdated(call.call_id, status=status, output=result.content)
+
+    async def _run_one(self, call: ToolCallPart) -> None:
+        context = ToolContext(call.call_id, self._workspace, self._approver)
+        self._results[call.call_id] = await execute(call, self._tools, context)
 
     def _close_tool_calls(self) -> None:
         """Answer every call of the last response: with its result, or as cancelled."""
@@ -161,33 +204,13 @@ class Agent:
         self._results = {}
         self._append_user(results)
 
-    async def _run_one(self, call: ToolCallPart) -> None:
-        results = self._results
-        tool = self._tools.get(call.name)
-        if tool is None:
-            known = ", ".join(sorted(self._tools)) or "none"
-            results[call.call_id] = ToolResultPart(
-                call.call_id, f"Unknown tool {call.name!r}. Available tools: {known}.", True
-            )
-            return
-        context = ToolContext(call.call_id, self._workspace, self._approver)
-        try:
-            results[call.call_id] = ToolResultPart(
-                call.call_id, await tool.run(call.arguments, context)
-            )
-        except ToolError as exc:
-            results[call.call_id] = ToolResultPart(call.call_id, str(exc), True)
-        except Exception as exc:  # noqa: BLE001 - turn-runner boundary: a tool bug is a tool error
-            results[call.call_id] = ToolResultPart(
-                call.call_id, f"{type(exc).__name__}: {exc}", True
-            )
-
-    def _title(self, call: ToolCallPart) -> str:
-        tool = self._tools.get(call.name)
-        try:
-            return tool.title(call.arguments) if tool else call.name
-        except (KeyError, TypeError, ValueError):
-            return call.name
+    def _usage(self, completed: ResponseCompleted) -> UsageUpdated:
+        usage = completed.usage
+        in_context = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        cost = self.model.cost(in_context, usage.output_tokens)
+        if cost is not None:
+            self._cost = (self._cost or 0.0) + cost
+        return UsageUpdated(in_context + usage.output_tokens, self.model.context_window, self._cost)
 
     def _append_user(self, parts: tuple[UserPart, ...]) -> None:
         """Keep strict role alternation: consecutive user content merges into one message."""
@@ -204,18 +227,3 @@ def _extend(
         parts[-1] = kind(parts[-1].text + text)  # type: ignore[union-attr]
     else:
         parts.append(kind(text))
-
-
-def _batches(calls: tuple[ToolCallPart, ...], tools: Toolset) -> list[list[ToolCallPart]]:
-    """Group consecutive read-only calls; every other call runs alone."""
-    batches: list[list[ToolCallPart]] = []
-    previous_read_only = False
-    for call in calls:
-        tool = tools.get(call.name)
-        read_only = tool is None or tool.read_only  # an unknown tool only produces an error
-        if read_only and previous_read_only:
-            batches[-1].append(call)
-        else:
-            batches.append([call])
-        previous_read_only = read_only
-    return batches

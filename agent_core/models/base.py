@@ -26,6 +26,7 @@ class ModelRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 8192
+    reasoning_effort: str | None = None  # "low" | "medium" | "high"; None: the model's default
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,24 @@ class ResponseCompleted:
     kind: Literal["response_completed"] = "response_completed"
 
 
-StreamEvent = TextDelta | ThinkingDelta | ToolCallBegan | ToolArgumentsDelta | ResponseCompleted
+@dataclass(frozen=True, slots=True)
+class StatusNotice:
+    """Something the user should see while it happens: "rate limited, retrying in 4 s"."""
+
+    severity: Literal["info", "warning", "error"]
+    title: str
+    description: str | None = None
+    kind: Literal["status_notice"] = "status_notice"
+
+
+StreamEvent = (
+    TextDelta
+    | ThinkingDelta
+    | ToolCallBegan
+    | ToolArgumentsDelta
+    | StatusNotice
+    | ResponseCompleted
+)
 
 
 class Model(Protocol):
@@ -77,6 +95,17 @@ class Model(Protocol):
 
     @property
     def context_window(self) -> int: ...
+
+    @property
+    def accepts_images(self) -> bool: ...
+
+    def warm_up(self) -> None:
+        """Import the SDK and build the client (blocking; run it in a worker thread)."""
+        ...
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        """USD for this much usage, when the price is known."""
+        ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Stream one response; the last event is ``ResponseCompleted``.

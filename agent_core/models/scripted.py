@@ -96,6 +96,16 @@ class ScriptedModel:
     def context_window(self) -> int:
         return 200_000
 
+    @property
+    def accepts_images(self) -> bool:
+        return False
+
+    def warm_up(self) -> None:
+        return None
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        return None
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         prompt, calls_this_turn = _turn_position(request.messages)
         reply = self._reply_for(prompt, calls_this_turn)

@@ -1,0 +1,54 @@
+"""Running the tool calls of one response: lookup, argument checks, error capture, batching."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agent_core.errors import ToolError
+from agent_core.messages import ToolCallPart, ToolResultPart
+from agent_core.tools.base import ToolContext, Toolset
+
+
+async def execute(call: ToolCallPart, tools: Toolset, context: ToolContext) -> ToolResultPart:
+    """The result of one call; every failure becomes an error result the model can read."""
+
+    def failed(text: str) -> ToolResultPart:
+        return ToolResultPart(call.call_id, text, is_error=True)
+
+    if call.invalid_arguments is not None:
+        return failed(f"Arguments must be a JSON object; got {call.invalid_arguments[:200]!r}.")
+    tool = tools.get(call.name)
+    if tool is None:
+        known = ", ".join(sorted(tools)) or "none"
+        return failed(f"Unknown tool {call.name!r}. Available tools: {known}.")
+    try:
+        return ToolResultPart(call.call_id, await tool.run(call.arguments, context))
+    except ToolError as exc:
+        return failed(str(exc))
+    except Exception as exc:  # noqa: BLE001 - turn-runner boundary: a tool bug is a tool error
+        return failed(f"{type(exc).__name__}: {exc}")
+
+
+def title(name: str, arguments: Mapping[str, Any], tools: Toolset) -> str:
+    """How the call reads in the editor; the tool name until its arguments make sense."""
+    tool = tools.get(name)
+    try:
+        return tool.title(arguments) if tool else name
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return name
+
+
+def batches(calls: tuple[ToolCallPart, ...], tools: Toolset) -> list[list[ToolCallPart]]:
+    """Group consecutive read-only calls to run together; every other call runs alone."""
+    grouped: list[list[ToolCallPart]] = []
+    previous_read_only = False
+    for call in calls:
+        tool = tools.get(call.name)
+        read_only = tool is None or tool.read_only  # an unknown tool only produces an error
+        if read_only and previous_read_only:
+            grouped[-1].append(call)
+        else:
+            grouped.append([call])
+        previous_read_only = read_only
+    return grouped

@@ -1,0 +1,208 @@
+"""Anthropic Messages API adapter (``anthropic:<model>``), streaming text, thinking and tool use.
+
+The SDK costs ~1 s and ~75 MB to import, so it is imported on first use or by ``warm_up`` in a
+worker thread once a session exists. Prompt-cache breakpoints go on the system prompt, the tool
+definitions and the latest message, so every turn re-reads the cached prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from agent_core.config import ProviderSettings
+from agent_core.errors import ModelError, ModelUnavailable, StreamInterrupted
+from agent_core.messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    Usage,
+)
+from agent_core.models.assembly import ResponseAssembler
+from agent_core.models.base import FinishReason, ModelRequest, StreamEvent
+from agent_core.models.catalog import ModelInfo
+from agent_core.models.faults import error_message, from_status
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+CACHE = {"type": "ephemeral"}
+THINKING_BUDGET = {"low": 2048, "medium": 8192, "high": 24576}
+STOP: dict[str | None, FinishReason] = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "pause_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "refusal": "refusal",
+}
+
+
+class AnthropicModel:
+    def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
+        self._model_id = model_id
+        self._provider = provider
+        self._info = info
+        self._client: AsyncAnthropic | None = None
+
+    @property
+    def name(self) -> str:
+        return f"anthropic:{self._model_id}"
+
+    @property
+    def context_window(self) -> int:
+        return self._info.context_window
+
+    @property
+    def accepts_images(self) -> bool:
+        return self._info.images
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        return self._info.cost(input_tokens, output_tokens)
+
+    def warm_up(self) -> None:
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._provider.api_key, base_url=self._provider.base_url, max_retries=0
+            )
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        import anthropic  # already loaded by warm_up; cheap here
+
+        if self._client is None:
+            await anyio.to_thread.run_sync(self.warm_up)
+        assert self._client is not None
+        assembler = ResponseAssembler()
+        try:
+            async for event in self._events(self._client, request, assembler):
+                yield event
+        except anthropic.APIStatusError as exc:
+            message = error_message(exc.body, exc.message)
+            status, headers = exc.status_code, exc.response.headers
+            error = from_status("Anthropic", self._model_id, status, message, headers)
+            raise _after_start(error, assembler) from exc
+        except anthropic.APIConnectionError as exc:
+            raise _after_start(
+                ModelUnavailable(f"cannot reach Anthropic: {exc}"), assembler
+            ) from exc
+
+    async def _events(
+        self, client: AsyncAnthropic, request: ModelRequest, assembler: ResponseAssembler
+    ) -> AsyncIterator[StreamEvent]:
+        stream = await client.messages.create(
+            **to_anthropic_params(self._model_id, request, self._info), stream=True
+        )
+        tool_ids: dict[int, str] = {}
+        usage = Usage()
+        stop: str | None = None
+        async with stream:
+            async for event in stream:
+                if event.type == "message_start":
+                    u = event.message.usage
+                    usage = Usage(
+                        input_tokens=u.input_tokens,
+                        cache_read_tokens=u.cache_read_input_tokens or 0,
+                        cache_write_tokens=u.cache_creation_input_tokens or 0,
+                    )
+                elif event.type == "content_block_start" and event.content_block.type == "tool_use":
+                    tool_ids[event.index] = event.content_block.id
+                    yield assembler.tool_began(event.content_block.id, event.content_block.name)
+                elif event.type == "content_block_delta":
+                    delta = event.delta
+                    if delta.type == "text_delta":
+                        yield assembler.text(delta.text)
+                    elif delta.type == "thinking_delta":
+                        yield assembler.thinking(delta.thinking)
+                    elif delta.type == "signature_delta":
+                        assembler.thinking_signature(delta.signature)
+                    elif delta.type == "input_json_delta":
+                        yield assembler.tool_arguments(tool_ids[event.index], delta.partial_json)
+                elif event.type == "message_delta":
+                    stop = event.delta.stop_reason
+                    usage = Usage(usage.input_tokens, event.usage.output_tokens,
+                                  usage.cache_read_tokens, usage.cache_write_tokens)  # fmt: skip
+                elif event.type == "message_stop":
+                    yield assembler.complete(STOP.get(stop, "end_turn"), usage)
+                    return
+        raise StreamInterrupted("Anthropic's stream ended before the message was complete")
+
+
+def to_anthropic_params(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
+    """The Messages API request for ``request``: pure, so it is tested without the network."""
+    params: dict[str, Any] = {
+        "model": model_id,
+        "max_tokens": min(request.max_tokens, info.max_output_tokens),
+        "system": [{"type": "text", "text": request.system, "cache_control": CACHE}],
+        "messages": to_anthropic_messages(request.messages),
+    }
+    if request.tools:
+        tools = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in request.tools
+        ]
+        tools[-1]["cache_control"] = CACHE
+        params["tools"] = tools
+    if request.reasoning_effort in THINKING_BUDGET:
+        budget = THINKING_BUDGET[request.reasoning_effort]
+        params["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        params["max_tokens"] = max(params["max_tokens"], budget + 4096)
+    return params
+
+
+def to_anthropic_messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for message in history:
+        role = "assistant" if isinstance(message, AssistantMessage) else "user"
+        blocks = [b for part in message.parts if (b := _block(part)) is not None]
+        if role == "user":
+            blocks.sort(key=lambda b: b["type"] != "tool_result")  # tool results must come first
+        if not blocks:
+            continue
+        if messages and messages[-1]["role"] == role:
+            messages[-1]["content"].extend(blocks)
+        else:
+            messages.append({"role": role, "content": blocks})
+    if messages:
+        messages[-1]["content"][-1] = {**messages[-1]["content"][-1], "cache_control": CACHE}
+    return messages
+
+
+def _block(part: Any) -> dict[str, Any] | None:
+    match part:
+        case TextPart(text=text):
+            return {"type": "text", "text": text} if text else None
+        case ImagePart(data=data, mime_type=mime):
+            return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+        case ThinkingPart(text=text, signature=signature):
+            return (
+                {"type": "thinking", "thinking": text, "signature": signature}
+                if signature
+                else None
+            )
+        case ToolCallPart(call_id=call_id, name=name, arguments=arguments):
+            return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+        case ToolResultPart(call_id=call_id, content=content, is_error=is_error):
+            return {
+                "type": "tool_result",
+                "tool_use_id": call_id,
+                "content": content,
+                "is_error": is_error,
+            }
+        case _:
+            return None
+
+
+def _after_start(error: ModelError, assembler: ResponseAssembler) -> ModelError:
+    """A fault after output reached the user cannot be retried without repeating it."""
+    if assembler.started and isinstance(error, ModelUnavailable):
+        return StreamInterrupted(f"the response was cut off: {error}")
+    return error

@@ -1,0 +1,47 @@
+"""What Heron knows about models it has not been told about: context window, images, prices.
+
+Matched by provider and model-id prefix, most specific first; ``[models."<provider>:<model>"]`` in
+config.toml overrides any field. Prices are USD per million tokens and are only known when
+configured, because they change more often than this table would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from agent_core.config import ModelSettings
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    context_window: int = 128_000
+    max_output_tokens: int = 8192
+    images: bool = False
+    input_price: float | None = None  # USD per million input tokens
+    output_price: float | None = None
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        if self.input_price is None or self.output_price is None:
+            return None
+        return (input_tokens * self.input_price + output_tokens * self.output_price) / 1_000_000
+
+
+KNOWN: tuple[tuple[str, str, ModelInfo], ...] = (
+    ("anthropic", "claude-", ModelInfo(200_000, 16_384, images=True)),
+    ("openai", "gpt-5", ModelInfo(400_000, 32_768, images=True)),
+    ("openai", "gpt-4.1", ModelInfo(1_047_576, 32_768, images=True)),
+    ("openai", "gpt-4o", ModelInfo(128_000, 16_384, images=True)),
+    ("openai", "o", ModelInfo(200_000, 32_768, images=True)),
+    ("openai-chat", "gpt-", ModelInfo(128_000, 16_384, images=True)),
+    ("scripted", "", ModelInfo(200_000, 8192)),
+)
+
+
+def describe(provider: str, model_id: str, overrides: ModelSettings | None = None) -> ModelInfo:
+    info = next(
+        (i for p, prefix, i in KNOWN if p == provider and model_id.startswith(prefix)), ModelInfo()
+    )
+    if overrides is None:
+        return info
+    changes = {k: v for k, v in overrides.fields().items() if v is not None}
+    return replace(info, **changes)

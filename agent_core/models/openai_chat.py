@@ -1,0 +1,180 @@
+"""Chat Completions adapter (``openai-chat:<model>``) for any compatible server: OpenRouter,
+vLLM, Ollama, LM Studio, llama.cpp. Streams text, ``reasoning_content`` / ``reasoning`` deltas
+(the fields such servers use for reasoning) and ``tool_calls`` deltas.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from agent_core.config import ProviderSettings
+from agent_core.errors import StreamInterrupted
+from agent_core.messages import (
+    AssistantMessage,
+    Message,
+    TextPart,
+    ToolResultPart,
+    Usage,
+)
+from agent_core.models.assembly import ResponseAssembler
+from agent_core.models.base import FinishReason, ModelRequest, StreamEvent
+from agent_core.models.catalog import ModelInfo
+from agent_core.models.openai import OpenAIClient
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionChunk
+
+FINISH: dict[str | None, FinishReason] = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+
+class OpenAIChatModel:
+    def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
+        self._model_id = model_id
+        self._info = info
+        self._openai = OpenAIClient(provider, "the Chat Completions server", model_id)
+
+    @property
+    def name(self) -> str:
+        return f"openai-chat:{self._model_id}"
+
+    @property
+    def context_window(self) -> int:
+        return self._info.context_window
+
+    @property
+    def accepts_images(self) -> bool:
+        return self._info.images
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        return self._info.cost(input_tokens, output_tokens)
+
+    def warm_up(self) -> None:
+        self._openai.warm_up()
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        client = await self._openai.client()
+        assembler = ResponseAssembler()
+        params = to_chat_params(self._model_id, request, self._info)
+        calls: dict[int, str] = {}  # tool-call index -> call id
+        finish: str | None = None
+        usage = Usage()
+        async with self._openai.faults(assembler):
+            stream = await client.chat.completions.create(**params, stream=True)
+            async with stream:
+                async for chunk in stream:
+                    usage = _usage(chunk) or usage
+                    for choice in chunk.choices[:1]:
+                        delta = choice.delta
+                        reasoning = _reasoning(delta)
+                        if reasoning:
+                            yield assembler.thinking(reasoning)
+                        if delta.content:
+                            yield assembler.text(delta.content)
+                        for call in delta.tool_calls or ():
+                            if call.index not in calls:
+                                call_id = call.id or f"call_{call.index}"
+                                calls[call.index] = call_id
+                                name = call.function.name if call.function else None
+                                yield assembler.tool_began(call_id, name or "unknown")
+                            if call.function and call.function.arguments:
+                                yield assembler.tool_arguments(
+                                    calls[call.index], call.function.arguments
+                                )
+                        finish = choice.finish_reason or finish
+        if finish is None:
+            raise StreamInterrupted("the Chat Completions stream ended without a finish reason")
+        yield assembler.complete(FINISH.get(finish, "end_turn"), usage)
+
+
+def to_chat_params(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
+    """The Chat Completions request for ``request``: pure, so it is tested without the network."""
+    params: dict[str, Any] = {
+        "model": model_id,
+        "messages": [
+            {"role": "system", "content": request.system},
+            *to_chat_messages(request.messages),
+        ],
+        "max_tokens": min(request.max_tokens, info.max_output_tokens),
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                },
+            }
+            for t in request.tools
+        ]
+    if request.reasoning_effort:
+        params["reasoning_effort"] = request.reasoning_effort
+    return params
+
+
+def to_chat_messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for message in history:
+        if isinstance(message, AssistantMessage):
+            entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+            if message.tool_calls:
+                entry["tool_calls"] = [
+                    {
+                        "id": c.call_id,
+                        "type": "function",
+                        "function": {
+                            "name": c.name,
+                            "arguments": json.dumps(
+                                c.arguments, sort_keys=True, separators=(",", ":")
+                            ),
+                        },
+                    }
+                    for c in message.tool_calls
+                ]
+            messages.append(entry)
+            continue
+        content: list[dict[str, Any]] = []
+        for part in message.parts:
+            if isinstance(part, ToolResultPart):
+                messages.append(
+                    {"role": "tool", "tool_call_id": part.call_id, "content": part.content}
+                )
+            elif isinstance(part, TextPart):
+                content.append({"type": "text", "text": part.text})
+            else:
+                content.append(
+                    {
+                        "type": "image_url",
+                        "image_url": {"url": f"data:{part.mime_type};base64,{part.data}"},
+                    }
+                )
+        if content:
+            plain = all(c["type"] == "text" for c in content)
+            text = "\n\n".join(c["text"] for c in content) if plain else None
+            messages.append({"role": "user", "content": text if plain else content})
+    return messages
+
+
+def _reasoning(delta: Any) -> str | None:
+    """``reasoning_content`` (vLLM, DeepSeek) or ``reasoning`` (OpenRouter, Ollama)."""
+    extra: dict[str, Any] = getattr(delta, "model_extra", None) or {}
+    value = extra.get("reasoning_content") or extra.get("reasoning")
+    return value if isinstance(value, str) else None
+
+
+def _usage(chunk: ChatCompletionChunk) -> Usage | None:
+    if chunk.usage is None:
+        return None
+    return Usage(
+        input_tokens=chunk.usage.prompt_tokens, output_tokens=chunk.usage.completion_tokens
+    )
