@@ -37,12 +37,19 @@ def main(argv: list[str] | None = None) -> int:
         "demo", help="run a scripted session through `heron acp` and show it"
     )
     demo.add_argument("--keep", action="store_true", help="keep the sample project's temp dir")
+    ask = commands.add_parser(
+        "ask", help="send one prompt about the current directory to the model"
+    )
+    ask.add_argument("prompt", help="what to ask")
+    ask.add_argument("--model", help="<provider>:<model>, overriding HERON_MODEL and config.toml")
     args = parser.parse_args(argv)
     if args.command == "acp":
         return run_acp(model=args.model)
-    from acp_server.demo import run_demo  # the demo client is not on the server's start-up path
+    from acp_server import console  # the terminal client is not on the server's start-up path
 
-    return run_demo(keep=args.keep)
+    if args.command == "ask":
+        return console.run_ask(args.prompt, model=args.model)
+    return console.run_demo(keep=args.keep)
 
 
 def run_acp(*, model: str | None = None) -> int:

@@ -1,19 +1,40 @@
-"""`heron demo` runs a whole scripted session through a real `heron acp` subprocess."""
+"""`heron demo` and `heron ask`: the terminal client drives a real `heron acp` subprocess."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+
+def heron(
+    args: list[str], env: dict[str, str], cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    code = f"from acp_server.cli import main; raise SystemExit(main({args!r}))"
+    command = [sys.executable, "-c", code]
+    return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
 def test_demo_shows_streamed_thoughts_and_answers(agent_env: dict[str, str]) -> None:
-    code = "from acp_server.cli import main; raise SystemExit(main(['demo']))"
-    result = subprocess.run(
-        [sys.executable, "-c", code], env=agent_env, capture_output=True, text=True, timeout=60
-    )
+    result = heron(["demo"], agent_env)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Connected to Heron" in out
     assert "thinking: The workspace has a README" in out
     assert "This is **greeter**" in out
     assert out.count("[turn ended: end_turn]") == 2
+
+
+def test_ask_sends_one_prompt_about_the_current_directory(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    result = heron(["ask", "what is here?"], agent_env, cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert f"in {workspace}" in result.stdout
+    assert "You said: what is here?" in result.stdout
+
+
+def test_ask_explains_a_missing_key(agent_env: dict[str, str], workspace: Path) -> None:
+    result = heron(["ask", "hi", "--model", "anthropic:claude-x"], agent_env, cwd=workspace)
+    assert result.returncode == 1
+    assert "ANTHROPIC_API_KEY" in result.stdout

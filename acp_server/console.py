@@ -1,8 +1,9 @@
-"""``heron demo``: a scripted session through ``heron acp`` over real stdio, shown in the terminal.
+"""A minimal terminal ACP client: ``heron demo`` and ``heron ask``.
 
-Copies a small sample project to a temp dir, starts the agent as a subprocess with the offline
-scripted model, and drives it with the project's own JSON-RPC connection, printing what an
-editor would show: streamed text, thoughts, tool calls and plans.
+Both start ``heron acp`` as a subprocess and drive it over real stdio with the project's own
+JSON-RPC connection, printing what an editor would show: streamed text, thoughts, tool calls,
+plans and usage. ``demo`` copies a small sample project to a temp dir and plays the offline
+scripted model; ``ask`` sends one prompt about the current directory to the configured model.
 """
 
 from __future__ import annotations
@@ -23,18 +24,19 @@ from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.jsonrpc.transport import StdioTransport, console
 
-PROMPTS = (
+DEMO_PROMPTS = (
     "What does this project do?",
     "Plan how to add a --shout flag to the greeter.",
 )
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 
 
-class DemoClient:
-    """The client side: renders updates and approves what the agent asks."""
+class ConsoleClient:
+    """The client side: renders updates and answers permission requests."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, *, ask_user: bool) -> None:
         self._out = out
+        self._ask_user = ask_user
         self._color = out.isatty()
         self._streaming: str | None = None  # the kind of chunk being streamed
 
@@ -79,6 +81,20 @@ class DemoClient:
         elif kind == "usage_update":
             self._line(self._style(DIM, f"context: {update['used']:,} / {update['size']:,} tokens"))
 
+    async def _permission(self, params: dict[str, Any]) -> dict[str, Any]:
+        title = params["toolCall"].get("title", "a tool call")
+        options = params["options"]
+        if not self._ask_user:
+            self._line(f"? {title}: allowed (the demo approves everything)")
+            return {"outcome": {"outcome": "selected", "optionId": options[0]["optionId"]}}
+        self._line(f"? {title}")
+        for number, option in enumerate(options, 1):
+            self._write(f"  {number}. {option['name']}\n")
+        answer = await anyio.to_thread.run_sync(_read_answer, len(options))
+        if answer is None:
+            return {"outcome": {"outcome": "cancelled"}}
+        return {"outcome": {"outcome": "selected", "optionId": options[answer]["optionId"]}}
+
     def heading(self, text: str) -> None:
         self._line(self._style(BOLD, text))
 
@@ -105,24 +121,50 @@ def run_demo(*, keep: bool = False) -> int:
     with resources.as_file(sample) as source:
         shutil.copytree(source, workspace, dirs_exist_ok=True)
     out = console()
-    agent = subprocess.Popen(
-        [sys.executable, "-m", "acp_server", "--model", "scripted:demo"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
     try:
-        anyio.run(_drive, agent, workspace, DemoClient(out))
-        return agent.wait(timeout=5)
+        client = ConsoleClient(out, ask_user=False)
+        return _run(["--model", "scripted:demo"], workspace, DEMO_PROMPTS, client)
     finally:
-        if agent.poll() is None:
-            agent.kill()
         if keep:
             out.write(f"\nThe sample project is kept at {workspace}\n")
         else:
             shutil.rmtree(workspace, ignore_errors=True)
 
 
-async def _drive(agent: subprocess.Popen[bytes], workspace: Path, client: DemoClient) -> None:
+def run_ask(prompt: str, *, model: str | None = None) -> int:
+    """One prompt about the current directory, with the configured (or given) model."""
+    args = ["--model", model] if model else []
+    return _run(args, Path.cwd(), (prompt,), ConsoleClient(console(), ask_user=True))
+
+
+def _run(args: list[str], workspace: Path, prompts: tuple[str, ...], client: ConsoleClient) -> int:
+    agent = subprocess.Popen(
+        [sys.executable, "-m", "acp_server", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        status = anyio.run(_drive, agent, workspace, prompts, client)
+    finally:
+        try:
+            agent.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+    return status or agent.returncode
+
+
+def _read_answer(count: int) -> int | None:
+    """The user's choice, 0-based; None on end of input."""
+    while True:
+        try:
+            text = input(f"choose 1-{count}: ")
+        except EOFError:
+            return None
+        if text.strip().isdigit() and 1 <= int(text) <= count:
+            return int(text) - 1
+
+
+async def _drive(
+    agent: subprocess.Popen[bytes], workspace: Path, prompts: tuple[str, ...], client: ConsoleClient
+) -> int:
     """Initialize, open a session in ``workspace``, play the prompts, then close the input."""
     assert agent.stdin is not None and agent.stdout is not None
     transport = StdioTransport(os.dup(agent.stdout.fileno()), os.dup(agent.stdin.fileno()))
@@ -131,23 +173,30 @@ async def _drive(agent: subprocess.Popen[bytes], workspace: Path, client: DemoCl
     connection = Connection(transport)
     async with anyio.create_task_group() as group:
         group.start_soon(connection.serve, client)
-        init = await connection.request(
-            "initialize",
-            {
-                "protocolVersion": 1,
-                "clientInfo": {"name": "heron-demo", "version": __version__},
-                "clientCapabilities": {},
-            },
-            timeout=10,
-        )
-        info = init["agentInfo"]
-        client.heading(f"Connected to {info['title']} {info['version']} in {workspace}")
-        session = await connection.request(
-            "session/new", {"cwd": str(workspace), "mcpServers": []}, timeout=10
-        )
-        for text in PROMPTS:
-            client.heading(f"\n> {text}")
-            params = {"sessionId": session["sessionId"], "prompt": [{"type": "text", "text": text}]}
-            result = await connection.request("session/prompt", params)
-            client.heading(f"[turn ended: {result['stopReason']}]")
-        transport.close()  # end of input for the agent: it exits, and serve() sees the end
+        try:
+            await _session(connection, workspace, prompts, client)
+        except RpcError as exc:
+            client.heading(f"heron: {exc.message}")
+            return 1
+        finally:
+            transport.close()  # end of input for the agent: it exits, and serve() sees the end
+    return 0
+
+
+async def _session(
+    connection: Connection, workspace: Path, prompts: tuple[str, ...], client: ConsoleClient
+) -> None:
+    hello = {
+        "protocolVersion": 1,
+        "clientInfo": {"name": "heron-console", "version": __version__},
+        "clientCapabilities": {},
+    }
+    info = (await connection.request("initialize", hello, timeout=10))["agentInfo"]
+    client.heading(f"Connected to {info['title']} {info['version']} in {workspace}")
+    new: dict[str, Any] = {"cwd": str(workspace), "mcpServers": []}
+    session_id = (await connection.request("session/new", new, timeout=10))["sessionId"]
+    for text in prompts:
+        client.heading(f"\n> {text}")
+        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+        result = await connection.request("session/prompt", params)
+        client.heading(f"[turn ended: {result['stopReason']}]")

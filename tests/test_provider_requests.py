@@ -1,0 +1,116 @@
+"""The pure request builders of each provider adapter: roles, tool pairs, cache breakpoints."""
+
+from __future__ import annotations
+
+from agent_core.messages import (
+    AssistantMessage,
+    ImagePart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    UserMessage,
+)
+from agent_core.models.anthropic import to_anthropic_params
+from agent_core.models.base import ModelRequest, ToolSpec
+from agent_core.models.catalog import ModelInfo, describe
+from agent_core.models.openai import to_responses_params
+from agent_core.models.openai_chat import to_chat_params
+
+TOOL = ToolSpec(
+    "read_file", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
+)
+HISTORY = (
+    UserMessage((TextPart("fix it"), ImagePart("AAAA", "image/png"))),
+    AssistantMessage(
+        (
+            ThinkingPart("look first", "sig"),
+            TextPart("Reading."),
+            ToolCallPart("c1", "read_file", {"path": "a.py"}),
+        )
+    ),
+    UserMessage((ToolResultPart("c1", "print(1)"), TextPart("and be quick"))),
+)
+REQUEST = ModelRequest(
+    "You are Heron.", HISTORY, (TOOL,), max_tokens=50_000, reasoning_effort="low"
+)
+INFO = ModelInfo(200_000, 16_384, images=True)
+
+
+def test_anthropic_request_has_cache_breakpoints_and_ordered_tool_results() -> None:
+    params = to_anthropic_params("claude-x", REQUEST, INFO)
+    assert params["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert params["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert params["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert params["max_tokens"] == 16_384
+    user, assistant, results = params["messages"]
+    assert user["content"][1]["source"] == {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": "AAAA",
+    }
+    assert [b["type"] for b in assistant["content"]] == ["thinking", "text", "tool_use"]
+    assert assistant["content"][0]["signature"] == "sig"
+    assert [b["type"] for b in results["content"]] == ["tool_result", "text"]
+    assert results["content"][-1]["cache_control"] == {"type": "ephemeral"}  # the latest turn
+    assert "cache_control" not in user["content"][-1]
+
+
+def test_anthropic_drops_empty_and_unsigned_blocks_and_keeps_alternation() -> None:
+    history = (
+        UserMessage((TextPart("a"),)),
+        AssistantMessage((ThinkingPart("unsigned"), TextPart(""))),
+        UserMessage((TextPart("b"),)),
+    )
+    messages = to_anthropic_params("m", ModelRequest("s", history), INFO)["messages"]
+    assert [m["role"] for m in messages] == ["user"]
+    assert [b["text"] for b in messages[0]["content"]] == ["a", "b"]
+
+
+def test_responses_input_pairs_calls_with_outputs() -> None:
+    params = to_responses_params("gpt-5", REQUEST, ModelInfo(400_000, 32_768, images=True))
+    kinds = [item.get("type", item.get("role")) for item in params["input"]]
+    assert kinds == ["user", "message", "function_call", "function_call_output", "user"]
+    assert params["input"][2] == {
+        "type": "function_call",
+        "call_id": "c1",
+        "name": "read_file",
+        "arguments": '{"path":"a.py"}',
+    }
+    assert params["input"][0]["content"][1] == {
+        "type": "input_image",
+        "image_url": "data:image/png;base64,AAAA",
+    }
+    assert params["instructions"] == "You are Heron."
+    assert params["tools"][0]["name"] == "read_file"
+    assert params["reasoning"] == {"effort": "low", "summary": "auto"}
+    assert params["store"] is False
+
+
+def test_chat_messages_put_tool_results_right_after_the_call() -> None:
+    params = to_chat_params("local-model", REQUEST, ModelInfo())
+    roles = [m["role"] for m in params["messages"]]
+    assert roles == ["system", "user", "assistant", "tool", "user"]
+    assistant = params["messages"][2]
+    assert assistant["tool_calls"][0]["function"] == {
+        "name": "read_file",
+        "arguments": '{"path":"a.py"}',
+    }
+    assert params["messages"][3] == {"role": "tool", "tool_call_id": "c1", "content": "print(1)"}
+    assert params["messages"][4]["content"] == "and be quick"
+    assert params["stream_options"] == {"include_usage": True}
+
+
+def test_catalog_knows_families_and_config_overrides_them() -> None:
+    from agent_core.config import ModelSettings
+
+    assert describe("anthropic", "claude-sonnet-4-5").context_window == 200_000
+    assert describe("openai-chat", "qwen3-coder").images is False
+    custom = describe(
+        "openai-chat",
+        "qwen3-coder",
+        ModelSettings(context_window=32_768, input_price=1, output_price=2),
+    )
+    assert custom.context_window == 32_768
+    assert custom.cost(1_000_000, 500_000) == 2.0
+    assert describe("anthropic", "claude-x").cost(10, 10) is None  # prices only when configured

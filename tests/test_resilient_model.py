@@ -1,0 +1,128 @@
+"""Retries, backoff, Retry-After and fallback, with models written for the test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from agent_core.config import RetrySettings
+from agent_core.errors import ModelConfigError, ModelUnavailable, StreamInterrupted
+from agent_core.messages import AssistantMessage, TextPart, UserMessage
+from agent_core.models.base import (
+    ModelRequest,
+    ResponseCompleted,
+    StatusNotice,
+    StreamEvent,
+    TextDelta,
+)
+from agent_core.models.resilient import ResilientModel
+
+pytestmark = pytest.mark.anyio
+REQUEST = ModelRequest("sys", (UserMessage((TextPart("hi"),)),))
+
+
+class FlakyModel:
+    """Fails with the given errors, one per call, then answers "ok"."""
+
+    def __init__(
+        self, name: str, failures: list[Exception], *, fail_after_text: bool = False
+    ) -> None:
+        self.name = name
+        self.context_window = 1000
+        self.accepts_images = False
+        self.calls = 0
+        self._failures = failures
+        self._fail_after_text = fail_after_text
+
+    def warm_up(self) -> None:
+        return None
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        return None
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self.calls += 1
+        if self._failures:
+            if self._fail_after_text:
+                yield TextDelta("partial")
+            raise self._failures.pop(0)
+        yield TextDelta("ok")
+        yield ResponseCompleted(AssistantMessage((TextPart("ok"),)), "end_turn")
+
+
+class Sleeps:
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, delay: float) -> None:
+        self.delays.append(delay)
+
+
+async def collect(model: ResilientModel) -> list[Any]:
+    return [event async for event in model.stream(REQUEST)]
+
+
+async def test_transient_faults_are_retried_with_visible_notices() -> None:
+    flaky = FlakyModel(
+        "p:m",
+        [ModelUnavailable("rate limited (429)", retry_after=3), ModelUnavailable("overloaded")],
+    )
+    sleeps = Sleeps()
+    model = ResilientModel(
+        [flaky],
+        RetrySettings(max_attempts=4, base_delay=1, max_delay=8),
+        sleep=sleeps,
+        jitter=lambda: 0.5,
+    )
+    events = await collect(model)
+    assert flaky.calls == 3
+    assert sleeps.delays == [3, 1.5]  # Retry-After honoured, then backoff 2 s with equal jitter
+    notices = [e for e in events if isinstance(e, StatusNotice)]
+    assert [n.title for n in notices] == [
+        "Rate limited, retrying in 3 s",
+        "Overloaded, retrying in 2 s",
+    ]
+    assert isinstance(events[-1], ResponseCompleted)
+
+
+async def test_after_the_attempts_the_fallback_model_takes_over() -> None:
+    primary = FlakyModel("a:one", [ModelUnavailable("down")] * 5)
+    fallback = FlakyModel("b:two", [])
+    model = ResilientModel(
+        [primary, fallback], RetrySettings(max_attempts=2, base_delay=0), sleep=Sleeps()
+    )
+    events = await collect(model)
+    assert primary.calls == 2 and fallback.calls == 1
+    assert any(
+        isinstance(e, StatusNotice) and "Switched to fallback model b:two" in e.title
+        for e in events
+    )
+    assert model.name == "b:two"
+
+
+async def test_giving_up_raises_a_clear_error() -> None:
+    model = ResilientModel(
+        [FlakyModel("a:one", [ModelUnavailable("down")] * 9)],
+        RetrySettings(max_attempts=3, base_delay=0),
+        sleep=Sleeps(),
+    )
+    with pytest.raises(ModelUnavailable, match="a:one is unavailable"):
+        await collect(model)
+
+
+async def test_a_fault_after_output_is_not_retried() -> None:
+    flaky = FlakyModel("a:one", [StreamInterrupted("cut")], fail_after_text=True)
+    model = ResilientModel([flaky], RetrySettings(max_attempts=4, base_delay=0), sleep=Sleeps())
+    with pytest.raises(StreamInterrupted):
+        await collect(model)
+    assert flaky.calls == 1
+
+
+async def test_configuration_errors_are_not_retried() -> None:
+    flaky = FlakyModel("a:one", [ModelConfigError("bad key")])
+    model = ResilientModel([flaky, FlakyModel("b:two", [])], RetrySettings(), sleep=Sleeps())
+    with pytest.raises(ModelConfigError):
+        await collect(model)
+    assert flaky.calls == 1
