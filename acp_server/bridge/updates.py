@@ -61,6 +61,7 @@ def to_tool_call(event: ToolCallStarted) -> Update:
         "sessionUpdate": "tool_call",
         "toolCallId": event.call_id,
         "title": event.title,
+        "name": event.name,
         "kind": event.tool_kind,
         "status": "pending",
     }

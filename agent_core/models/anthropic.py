@@ -77,6 +77,7 @@ class AnthropicModel:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         import anthropic  # already loaded by warm_up; cheap here
+        import httpx2  # the SDK's HTTP client: a cut stream surfaces as its TransportError
 
         if self._client is None:
             await anyio.to_thread.run_sync(self.warm_up)
@@ -90,10 +91,9 @@ class AnthropicModel:
             status, headers = exc.status_code, exc.response.headers
             error = from_status("Anthropic", self._model_id, status, message, headers)
             raise _after_start(error, assembler) from exc
-        except anthropic.APIConnectionError as exc:
-            raise _after_start(
-                ModelUnavailable(f"cannot reach Anthropic: {exc}"), assembler
-            ) from exc
+        except (anthropic.APIConnectionError, httpx2.TransportError) as exc:
+            error = ModelUnavailable(f"lost the connection to Anthropic: {exc}")
+            raise _after_start(error, assembler) from exc
 
     async def _events(
         self, client: AsyncAnthropic, request: ModelRequest, assembler: ResponseAssembler

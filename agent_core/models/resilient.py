@@ -77,7 +77,7 @@ class ResilientModel:
                     delay = self._delay(attempt, exc)
                     yield StatusNotice(
                         "warning",
-                        f"{_reason(exc)}, retrying in {delay:.0f} s",
+                        f"{_reason(exc)}, retrying in {_seconds(delay)}",
                         f"{model.name}, attempt {attempt + 1} of {self._retry.max_attempts}",
                     )
                     await self._sleep(delay)
@@ -89,6 +89,10 @@ class ResilientModel:
             return min(float(retry_after), max(self._retry.max_delay, 60.0))
         ceiling = min(self._retry.max_delay, self._retry.base_delay * 2 ** (attempt - 1))
         return ceiling / 2 + self._jitter() * ceiling / 2  # "equal jitter": never a zero wait
+
+
+def _seconds(delay: float) -> str:
+    return f"{delay:.0f} s" if delay >= 1 else f"{delay:.1f} s"
 
 
 def _reason(exc: Exception) -> str:

@@ -36,6 +36,7 @@ class RawAgent:
         )
         self.checker = WireChecker()
         self.messages: Queue[dict[str, Any]] = Queue()
+        self.arrivals: list[tuple[float, dict[str, Any]]] = []  # (time.monotonic(), message)
         self.stderr = b""
         self._next_id = 0
         self._readers = [
@@ -72,6 +73,26 @@ class RawAgent:
 
     def notify(self, method: str, params: Any) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def prompt(
+        self, session_id: str, text: str, timeout: float = 30.0
+    ) -> tuple[str, list[dict[str, Any]]]:
+        """Run a prompt; its stop reason and the session updates that arrived before the answer."""
+        self._next_id += 1
+        request_id = self._next_id
+        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+        self.send(
+            {"jsonrpc": "2.0", "id": request_id, "method": "session/prompt", "params": params}
+        )
+        updates: list[dict[str, Any]] = []
+        while True:
+            message = self.wait_for(lambda m: True, timeout=timeout)
+            if message.get("id") == request_id and "method" not in message:
+                if "error" in message:
+                    raise AssertionError(f"prompt failed: {message['error']}")
+                return message["result"]["stopReason"], updates
+            if message.get("method") == "session/update":
+                updates.append(message["params"]["update"])
 
     def initialize(self, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
         response = self.request(
@@ -133,6 +154,7 @@ class RawAgent:
         for line in self.proc.stdout:
             message = json.loads(line)  # anything but JSON on stdout fails here, loudly
             assert isinstance(message, dict), line
+            self.arrivals.append((time.monotonic(), message))
             self.checker.check("from_agent", message)
             self.messages.put(message)
 

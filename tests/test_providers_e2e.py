@@ -1,0 +1,224 @@
+"""Every provider end to end: `heron acp` (real SDKs inside) against the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.fake_llm import Failure, FakeLLM, Reasoning, Reply, Text, ToolCall
+from tests.support.raw import RawAgent
+
+PROVIDERS = {
+    "anthropic": "anthropic:claude-sonnet-4-5",
+    "openai": "openai:gpt-5",
+    "openai-chat": "openai-chat:qwen3-coder",
+}
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeLLM]:
+    with FakeLLM() as server:
+        yield server
+
+
+@pytest.fixture(params=list(PROVIDERS))
+def provider(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def env(
+    agent_env: dict[str, str], heron_home: Path, fake: FakeLLM, provider: str
+) -> dict[str, str]:
+    (heron_home / "config.toml").write_text("[retry]\nbase_delay = 0.05\nmax_attempts = 3\n")
+    agent_env.update(
+        HERON_MODEL=PROVIDERS[provider],
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL=fake.url,
+        OPENAI_API_KEY="test-key",
+        OPENAI_BASE_URL=f"{fake.url}/v1",
+    )
+    return agent_env
+
+
+def start(env: dict[str, str], workspace: Path, notices: bool = True) -> tuple[RawAgent, str]:
+    agent = RawAgent(env)
+    agent.initialize({"session": {"notices": {}}} if notices else {})
+    return agent, agent.new_session(workspace)
+
+
+def of_kind(updates: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [u for u in updates if u["sessionUpdate"] == kind]
+
+
+def text_of(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") -> str:
+    return "".join(u["content"]["text"] for u in of_kind(updates, kind))
+
+
+def test_text_and_reasoning_stream_before_the_model_finishes(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    answer = "Streaming works, one small piece at a time."
+    fake.enqueue(
+        Reply((Reasoning("thinking it over"), Text(answer)), chunk_chars=6, chunk_delay=0.03)
+    )
+    agent, session_id = start(env, workspace)
+    with agent:
+        stop, updates = agent.prompt(session_id, "hello")
+    assert stop == "end_turn"
+    assert text_of(updates) == answer
+    assert text_of(updates, "agent_thought_chunk") == "thinking it over"
+    chunks = of_kind(updates, "agent_message_chunk")
+    assert len(chunks) > 3 and len({c["messageId"] for c in chunks}) == 1
+    first_chunk_at = next(
+        t
+        for t, m in agent.arrivals
+        if m.get("params", {}).get("update", {}).get("sessionUpdate") == "agent_message_chunk"
+    )
+    finished_at = fake.requests[0].finished_at
+    assert finished_at is not None and first_chunk_at < finished_at - 0.1  # true streaming
+    usage = of_kind(updates, "usage_update")[-1]
+    assert usage["used"] == 120 and usage["size"] > 0
+    body = fake.requests[0].body
+    assert "hello" in json.dumps(body)
+
+
+def test_a_tool_call_round_trip(env: dict[str, str], workspace: Path, fake: FakeLLM) -> None:
+    fake.enqueue(
+        Reply(
+            (Text("Let me look."), ToolCall("lookup", {"path": "src/app.py", "deep": True})),
+            chunk_chars=5,
+        ),
+        Reply((Text("Done."),)),
+    )
+    agent, session_id = start(env, workspace)
+    with agent:
+        stop, updates = agent.prompt(session_id, "check the app")
+    assert stop == "end_turn"
+    [call] = of_kind(updates, "tool_call")
+    assert call["status"] == "pending" and call["name"] == "lookup"
+    progress = [
+        u for u in of_kind(updates, "tool_call_update") if u["toolCallId"] == call["toolCallId"]
+    ]
+    assert progress[-1]["status"] == "failed"  # no such tool here: the model is told so
+    assert progress[-1]["rawOutput"]["output"].startswith("Unknown tool 'lookup'")
+    assert any(u.get("rawInput") == {"path": "src/app.py", "deep": True} for u in progress)
+    second = json.dumps(fake.requests[1].body)
+    assert "Unknown tool 'lookup'" in second  # the result went back to the model
+    assert call["toolCallId"] in second
+
+
+def test_rate_limit_is_retried_and_the_user_sees_it(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    fake.enqueue(Failure(429, retry_after=0.2, message="slow down"), Reply((Text("ok now"),)))
+    agent, session_id = start(env, workspace)
+    with agent:
+        stop, updates = agent.prompt(session_id, "hi")
+    assert stop == "end_turn"
+    assert text_of(updates) == "ok now"
+    [notice] = of_kind(updates, "notice")
+    assert notice["severity"] == "warning" and "retrying in 0.2 s" in notice["title"].lower()
+    gap = fake.requests[1].started_at - fake.requests[0].started_at
+    assert gap >= 0.2  # Retry-After was honoured
+
+
+def test_without_notice_support_the_status_is_a_short_message(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    fake.enqueue(Failure(529, message="overloaded"), Reply((Text("fine"),)))
+    agent, session_id = start(env, workspace, notices=False)
+    with agent:
+        _, updates = agent.prompt(session_id, "hi")
+    assert of_kind(updates, "notice") == []
+    assert "retrying in" in text_of(updates).lower() and text_of(updates).endswith("fine")
+
+
+def test_a_stream_cut_mid_message_ends_the_turn_clearly_and_keeps_history(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    fake.enqueue(
+        Reply(
+            (Text("This answer will stop somewhere in the middle of it."),),
+            chunk_chars=4,
+            cut_after_events=8,
+        )
+    )
+    agent, session_id = start(env, workspace)
+    with agent:
+        stop, updates = agent.prompt(session_id, "first")
+        partial = text_of(updates)
+        fake.enqueue(Reply((Text("second answer"),)))
+        stop2, updates2 = agent.prompt(session_id, "second")
+    assert stop == "end_turn" and partial and "cut off" not in partial
+    assert any("cut off" in n["title"] for n in of_kind(updates, "notice"))
+    assert stop2 == "end_turn" and text_of(updates2) == "second answer"
+    history = json.dumps(fake.requests[1].body)
+    assert partial in history and "second" in history  # the partial reply stayed in history
+
+
+def test_a_stream_cut_before_any_output_is_retried(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    fake.enqueue(Reply((Text("never seen"),), cut_after_events=1), Reply((Text("second try"),)))
+    agent, session_id = start(env, workspace)
+    with agent:
+        stop, updates = agent.prompt(session_id, "hi")
+    assert stop == "end_turn" and text_of(updates) == "second try"
+
+
+def test_cancel_during_the_stream(env: dict[str, str], workspace: Path, fake: FakeLLM) -> None:
+    fake.enqueue(Reply((Text("partial answer"),), hold_open=30))
+    agent, session_id = start(env, workspace)
+    with agent:
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "p",
+                "method": "session/prompt",
+                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
+            }
+        )
+        agent.wait_for(
+            lambda m: (
+                m.get("params", {}).get("update", {}).get("sessionUpdate") == "agent_message_chunk"
+            )
+        )
+        cancelled_at = time.monotonic()
+        agent.notify("session/cancel", {"sessionId": session_id})
+        response = agent.wait_for(lambda m: m.get("id") == "p", timeout=5)
+        assert response["result"] == {"stopReason": "cancelled"}
+        assert time.monotonic() - cancelled_at < 1.0
+        answered_at = next(t for t, m in agent.arrivals if m.get("id") == "p")
+        late = [
+            m for t, m in agent.arrivals if t > answered_at and m.get("method") == "session/update"
+        ]
+        assert late == []  # nothing for the session after the cancelled prompt's answer
+        agent.drain(quiet=0.2)
+        fake.enqueue(Reply((Text("after cancel"),)))
+        stop, updates = agent.prompt(session_id, "again")
+    assert stop == "end_turn" and text_of(updates) == "after cancel"
+    assert "partial answer" in json.dumps(fake.requests[1].body)
+
+
+def test_an_unknown_model_is_a_clear_error(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    fake.enqueue(Failure(404, message="model not found"))
+    agent, session_id = start(env, workspace)
+    with agent:
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "p",
+                "method": "session/prompt",
+                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
+            }
+        )
+        error = agent.wait_for(lambda m: m.get("id") == "p")["error"]
+    assert "model not found" in error["message"] and "Traceback" not in error["message"]
