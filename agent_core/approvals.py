@@ -10,14 +10,14 @@ from agent_core.events import ToolKind
 Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ApprovalRequest:
     call_id: str
     title: str
     tool_kind: ToolKind
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ApprovalOutcome:
     decision: Decision
     reason: str | None = None  # a rejection's reason goes back to the model

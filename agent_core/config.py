@@ -24,13 +24,13 @@ PROVIDER_ENV = {
 MODES = ("ask", "accept-edits", "plan", "full-access")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ProviderSettings:
     api_key: str | None = None
     base_url: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ModelSettings:
     """``[models."<provider>:<model>"]``: what to assume about one model."""
 
@@ -44,7 +44,7 @@ class ModelSettings:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RetrySettings:
     """``[retry]``: how transient provider faults are retried before falling back."""
 
@@ -53,7 +53,7 @@ class RetrySettings:
     max_delay: float = 30.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Settings:
     home: Path
     model: str | None = None  # "<provider>:<model>"

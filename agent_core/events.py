@@ -17,7 +17,7 @@ ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
 Severity = Literal["info", "warning", "error"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class MessageDelta:
     """Assistant text arrived."""
 
@@ -26,7 +26,7 @@ class MessageDelta:
     kind: Literal["message_delta"] = "message_delta"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ThoughtDelta:
     """Assistant reasoning arrived."""
 
@@ -35,7 +35,7 @@ class ThoughtDelta:
     kind: Literal["thought_delta"] = "thought_delta"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolCallStarted:
     """The model began a tool call; arguments may still be streaming."""
 
@@ -47,7 +47,7 @@ class ToolCallStarted:
     kind: Literal["tool_call_started"] = "tool_call_started"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolCallUpdated:
     """A tool call changed status, title, arguments or output."""
 
@@ -59,14 +59,14 @@ class ToolCallUpdated:
     kind: Literal["tool_call_updated"] = "tool_call_updated"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PlanEntry:
     content: str
     status: Literal["pending", "in_progress", "completed"] = "pending"
     priority: Literal["high", "medium", "low"] = "medium"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PlanUpdated:
     """The agent's plan, complete."""
 
@@ -74,7 +74,7 @@ class PlanUpdated:
     kind: Literal["plan_updated"] = "plan_updated"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class UsageUpdated:
     """Context usage after a model call."""
 
@@ -84,7 +84,7 @@ class UsageUpdated:
     kind: Literal["usage_updated"] = "usage_updated"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NoticeRaised:
     """Something the user should know while it happens (retrying, fallback, blocked file)."""
 
@@ -94,7 +94,7 @@ class NoticeRaised:
     kind: Literal["notice_raised"] = "notice_raised"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TurnEnded:
     stop_reason: StopReason
     kind: Literal["turn_ended"] = "turn_ended"

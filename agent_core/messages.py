@@ -11,27 +11,27 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TextPart:
     text: str
     kind: Literal["text"] = "text"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ImagePart:
     data: str  # base64
     mime_type: str
     kind: Literal["image"] = "image"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ThinkingPart:
     text: str
     signature: str | None = None  # providers that sign reasoning need it echoed back
     kind: Literal["thinking"] = "thinking"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolCallPart:
     call_id: str
     name: str
@@ -40,7 +40,7 @@ class ToolCallPart:
     kind: Literal["tool_call"] = "tool_call"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolResultPart:
     call_id: str
     content: str
@@ -52,7 +52,7 @@ UserPart = TextPart | ImagePart | ToolResultPart
 AssistantPart = TextPart | ThinkingPart | ToolCallPart
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class UserMessage:
     parts: tuple[UserPart, ...]
     kind: Literal["user"] = "user"
@@ -62,7 +62,7 @@ class UserMessage:
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AssistantMessage:
     parts: tuple[AssistantPart, ...]
     message_id: str = ""
@@ -80,7 +80,7 @@ class AssistantMessage:
 Message = UserMessage | AssistantMessage
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Usage:
     """Token counts of one model call."""
 

@@ -10,7 +10,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import startup
+from bench import startup, turns
 from bench.figures import Figure
 
 HEADER = "| figure | measured | budget | verdict | how |\n| --- | --- | --- | --- | --- |"
@@ -44,7 +44,8 @@ def main() -> int:
     parser.add_argument("--write", type=Path, help="also write the report to this Markdown file")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
-        figures = startup.measure(environment(home))
+        env = environment(home)
+        figures = startup.measure(env) + turns.measure(env)
     text = report(figures)
     sys.stdout.write(text)
     if args.write:

@@ -32,7 +32,7 @@ def _call(
             return message
 
 
-def _peak_rss_mb(pid: int) -> float:
+def peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
@@ -55,7 +55,7 @@ def one_run(env: dict[str, str], workspace: Path) -> tuple[float, float, float]:
     session_new = time.perf_counter() - before_new
     assert "result" in new, new
     time.sleep(1.0)  # idle: the background warm-up has finished
-    rss = _peak_rss_mb(proc.pid)
+    rss = peak_rss_mb(proc.pid)
     proc.stdin.close()
     proc.wait(timeout=5)
     proc.stdout.close()

@@ -27,7 +27,7 @@ ARGS = {"path": "src/app.py", "lines": [1, 20], "note": "ünïcode ✓"}
 ANTHROPIC_TOOL: Any = {"name": "read_file", "input_schema": {"type": "object"}}
 RESPONSES_TOOL: Any = {"type": "function", "name": "read_file", "parameters": {"type": "object"}}
 CHAT_TOOL: Any = {"type": "function", "function": {"name": "read_file", "parameters": {}}}
-# Cutting after 4 events lands inside the content: after the first text delta in every format.
+# Cut after 4 events: mid-message in every format (after the first text delta for Anthropic).
 CUT = Reply((Text("this stream is cut short"),), cut_after_events=4)
 
 
@@ -141,8 +141,9 @@ async def test_anthropic_cut_stream_raises(fake: FakeLLM) -> None:
             async with client.messages.stream(
                 model="claude-test", max_tokens=64, messages=USER
             ) as stream:
-                texts.extend([text async for text in stream.text_stream])
-    assert texts == []  # the comprehension never completed
+                async for text in stream.text_stream:
+                    texts.append(text)
+    assert texts == ["this str"]  # the first piece arrived, then the body broke off
     assert len(fake.events_sent) == 4
 
 

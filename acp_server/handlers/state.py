@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.loop.agent import Agent
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ClientInfo:
     """What ``initialize`` told us about the editor."""
 
@@ -33,7 +33,7 @@ class ClientInfo:
         return node is True or as_object(node) is not None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SessionSetup:
     session_id: str
     cwd: Path
@@ -45,7 +45,7 @@ class AgentFactory(Protocol):
     def __call__(self, setup: SessionSetup, client: ClientInfo) -> Agent: ...
 
 
-@dataclass(slots=True)
+@dataclass
 class Session:
     setup: SessionSetup
     agent: Agent
@@ -64,7 +64,7 @@ class Session:
             self.turn_scope.cancel()
 
 
-@dataclass(slots=True)
+@dataclass
 class ServerState:
     connection: Connection
     settings: Settings

@@ -66,7 +66,7 @@ class Dispatcher(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Reply:
     """A result plus work to start once the response is queued (so it reaches the peer first)."""
 
@@ -74,14 +74,14 @@ class Reply:
     after: Callable[[], Awaitable[None]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class _Running:
     method: str
     params: Any
     scope: anyio.CancelScope
 
 
-@dataclass(slots=True)
+@dataclass
 class _Waiter:
     done: anyio.Event = field(default_factory=anyio.Event)
     result: Any = None

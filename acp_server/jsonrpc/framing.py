@@ -12,7 +12,7 @@ from dataclasses import dataclass
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024  # ACP clients send base64 images; 50 MiB must pass.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class OversizedLine:
     """A frame that exceeded the size limit and was discarded."""
 

@@ -11,7 +11,7 @@ from agent_core.messages import AssistantMessage, Message, Usage
 FinishReason = Literal["end_turn", "tool_use", "max_tokens", "refusal"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolSpec:
     """A tool as the model sees it: name, description and JSON schema of the arguments."""
 
@@ -20,7 +20,7 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ModelRequest:
     system: str
     messages: tuple[Message, ...]
@@ -29,19 +29,19 @@ class ModelRequest:
     reasoning_effort: str | None = None  # "low" | "medium" | "high"; None: the model's default
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TextDelta:
     text: str
     kind: Literal["text_delta"] = "text_delta"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ThinkingDelta:
     text: str
     kind: Literal["thinking_delta"] = "thinking_delta"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolCallBegan:
     """The model started generating a call; its arguments follow as ``ToolArgumentsDelta``."""
 
@@ -50,14 +50,14 @@ class ToolCallBegan:
     kind: Literal["tool_call_began"] = "tool_call_began"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolArgumentsDelta:
     call_id: str
     json_fragment: str
     kind: Literal["tool_arguments_delta"] = "tool_arguments_delta"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ResponseCompleted:
     """The whole assistant message, as it goes into history."""
 
@@ -67,7 +67,7 @@ class ResponseCompleted:
     kind: Literal["response_completed"] = "response_completed"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class StatusNotice:
     """Something the user should see while it happens: "rate limited, retrying in 4 s"."""
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from agent_core.config import ModelSettings
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ModelInfo:
     context_window: int = 128_000
     max_output_tokens: int = 8192

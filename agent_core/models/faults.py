@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import email.utils
 import time
 from collections.abc import Mapping
 from typing import Any, cast
@@ -62,6 +61,8 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
         return max(float(value), 0.0)
     except ValueError:
         pass
+    import email.utils  # only for the rare HTTP-date form
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

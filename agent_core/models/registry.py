@@ -10,11 +10,8 @@ from collections.abc import Callable
 
 from agent_core.config import ProviderSettings, Settings
 from agent_core.errors import ModelConfigError
-from agent_core.models.anthropic import AnthropicModel
 from agent_core.models.base import Model
 from agent_core.models.catalog import describe
-from agent_core.models.openai import OpenAIResponsesModel
-from agent_core.models.openai_chat import OpenAIChatModel
 from agent_core.models.resilient import ResilientModel
 from agent_core.models.scripted import ScriptedModel
 
@@ -22,17 +19,26 @@ ModelFactory = Callable[[str, Settings], Model]
 KEY_VARIABLE = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
 
+# Adapters load with the first session that uses them.
+
+
 def _anthropic(model_id: str, settings: Settings) -> Model:
+    from agent_core.models.anthropic import AnthropicModel
+
     info = describe("anthropic", model_id, settings.models.get(f"anthropic:{model_id}"))
     return AnthropicModel(model_id, _keyed(settings, "anthropic"), info)
 
 
 def _openai(model_id: str, settings: Settings) -> Model:
+    from agent_core.models.openai import OpenAIResponsesModel
+
     info = describe("openai", model_id, settings.models.get(f"openai:{model_id}"))
     return OpenAIResponsesModel(model_id, _keyed(settings, "openai"), info)
 
 
 def _openai_chat(model_id: str, settings: Settings) -> Model:
+    from agent_core.models.openai_chat import OpenAIChatModel
+
     provider = settings.provider("openai-chat")
     if not provider.api_key and not provider.base_url:
         raise ModelConfigError(

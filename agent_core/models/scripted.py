@@ -49,7 +49,7 @@ from agent_core.models.base import (
 Step = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Rule:
     pattern: re.Pattern[str]
     replies: tuple[tuple[Step, ...], ...]

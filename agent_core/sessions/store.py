@@ -11,7 +11,7 @@ from typing import Protocol
 from agent_core.messages import Message
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SessionRecord:
     session_id: str
     cwd: Path

@@ -11,7 +11,7 @@ from agent_core.events import ToolKind
 from agent_core.workspace import Workspace
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolContext:
     call_id: str
     workspace: Workspace

@@ -354,6 +354,7 @@ def _error_body(fmt: Format, status: int, message: str) -> JSON:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as httpx expects
+    disable_nagle_algorithm = True  # small SSE writes go out at once: a zero-latency model
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # the test output stays quiet
@@ -409,9 +410,11 @@ class FakeLLM:
         """Answer one request (on a server thread): the next queued reply, or an error."""
         raw = h.rfile.read(int(h.headers.get("Content-Length") or 0))
         try:
-            body: JSON = json.loads(raw or b"{}")
+            parsed: Any = json.loads(raw or b"{}")
         except ValueError:
-            body = {"_raw": raw.decode(errors="replace")}
+            parsed = None
+        fallback = {"_raw": raw.decode(errors="replace")}
+        body = cast(JSON, parsed) if isinstance(parsed, dict) else fallback
         path = h.path.split("?", 1)[0]
         headers = {k.lower(): v for k, v in h.headers.items()}
         record = RecordedRequest(path, headers, body, time.monotonic())
@@ -453,28 +456,29 @@ class FakeLLM:
     ) -> None:
         message = fail.message if scripted else f"FakeLLM: {fail.message}"
         data = _json(_error_body(fmt, fail.status, message)).encode()
-        record.status = fail.status
-        h.send_response(fail.status)
-        h.send_header("Content-Type", "application/json")
-        h.send_header("Content-Length", str(len(data)))
+        headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
         if fail.retry_after is not None:
-            h.send_header("Retry-After", f"{fail.retry_after:g}")
+            headers["Retry-After"] = f"{fail.retry_after:g}"
         if not scripted:  # a test bug, not a provider hiccup: tell the SDK not to retry
-            h.send_header("x-should-retry", "false")
-        h.end_headers()
+            headers["x-should-retry"] = "false"
+        self._head(h, record, fail.status, headers)
         h.wfile.write(data)
+
+    def _head(
+        self, h: _Handler, record: RecordedRequest, status: int, headers: dict[str, str]
+    ) -> None:
+        record.status = status
+        h.send_response(status)
+        headers.update({"request-id": _id("req_"), "x-request-id": _id("req_")})
+        for name, value in headers.items():
+            h.send_header(name, value)
+        h.end_headers()
 
     def _stream(
         self, h: _Handler, record: RecordedRequest, reply: Reply, events: list[Event], tail: int
     ) -> None:
-        record.status = 200
-        h.send_response(200)
-        h.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        h.send_header("Cache-Control", "no-cache")
-        h.send_header("Transfer-Encoding", "chunked")
-        h.send_header("request-id", _id("req_"))
-        h.send_header("x-request-id", _id("req_"))
-        h.end_headers()
+        sse = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
+        self._head(h, record, 200, {**sse, "Transfer-Encoding": "chunked"})
         cut = reply.cut_after_events
         for n, (label, name, data) in enumerate(events):
             if n == cut:
