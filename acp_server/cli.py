@@ -6,21 +6,24 @@ import argparse
 import importlib
 import logging
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import Any
 
 import anyio
 
 from acp_server import __version__
 from acp_server.handlers.router import AcpRouter
-from acp_server.handlers.state import ClientInfo, ServerState, SessionSetup
+from acp_server.handlers.state import (
+    ClientInfo,
+    ServerState,
+    SessionFactory,
+    SessionParts,
+    SessionSetup,
+)
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.transport import StdioTransport
 from acp_server.logs import setup_logging, trace_message
 from agent_core.config import Settings, load_settings
 from agent_core.errors import ConfigError
-
-if TYPE_CHECKING:
-    from agent_core.loop.agent import Agent
 
 log = logging.getLogger("heron")
 
@@ -67,43 +70,89 @@ def run_acp(*, model: str | None = None) -> int:
 
 def _serve(transport: StdioTransport, settings: Settings, config_error: str | None) -> int:
     connection = Connection(transport, trace=trace_message if settings.trace else None)
-
-    def build_agent(setup: SessionSetup, client: ClientInfo) -> Agent:
-        from acp_server.bridge.approver import EditorApprover
-        from acp_server.bridge.workspace import EditorWorkspace
-        from agent_core.context.prompt import build_system_prompt
-        from agent_core.loop.agent import Agent
-        from agent_core.models.registry import create_model
-
-        if config_error:
-            raise ConfigError(config_error)
-        roots = (setup.cwd, *setup.additional_directories)
-        return Agent(
-            model=create_model(settings.model, settings),
-            tools={},
-            system_prompt=build_system_prompt(
-                setup.cwd, setup.additional_directories, date.today()
-            ),
-            workspace=EditorWorkspace(
-                connection,
-                setup.session_id,
-                roots,
-                read_via_editor=client.can("fs", "readTextFile"),
-                write_via_editor=client.can("fs", "writeTextFile"),
-            ),
-            approver=EditorApprover(connection, setup.session_id),
-            reasoning_effort=settings.reasoning_effort,
-        )
-
-    state = ServerState(connection, settings, build_agent, preload=_preload, warm_up=_warm_up)
+    build_session = _session_factory(connection, settings, config_error)
+    state = ServerState(connection, settings, build_session, preload=_preload, warm_up=_warm_up)
     anyio.run(connection.serve, AcpRouter(state))
     log.info("bye")
     return 0
 
 
+def _session_factory(
+    connection: Connection, settings: Settings, config_error: str | None
+) -> SessionFactory:
+    """How a session is assembled: the model, the tools, and the editor-backed ports."""
+
+    def build(setup: SessionSetup, client: ClientInfo) -> SessionParts:
+        from acp_server.bridge.approver import EditorApprover
+        from acp_server.bridge.modes import to_mode_updates
+        from acp_server.bridge.terminal import EditorTerminal
+        from acp_server.bridge.updates import to_session_update
+        from acp_server.bridge.workspace import EditorWorkspace
+        from agent_core.approvals import Mode, Permissions
+        from agent_core.config import child_environment
+        from agent_core.context.prompt import build_system_prompt
+        from agent_core.events import Event
+        from agent_core.loop.agent import Agent
+        from agent_core.models.registry import create_model
+        from agent_core.permission_rules import JsonRuleStore
+        from agent_core.terminal import LocalTerminal
+        from agent_core.tools import default_toolset
+        from agent_core.tools.base import ToolContext
+
+        if config_error:
+            raise ConfigError(config_error)
+        session_id = setup.session_id
+        notices = client.can("session", "notices")
+
+        async def notify(update: dict[str, Any]) -> None:
+            await connection.notify("session/update", {"sessionId": session_id, "update": update})
+
+        async def report(event: Event) -> None:
+            if (update := to_session_update(event, notices=notices)) is not None:
+                await notify(update)
+
+        async def mode_changed(mode: Mode) -> None:
+            for update in to_mode_updates(mode):
+                await notify(update)
+
+        model = create_model(settings.model, settings)
+        permissions = Permissions(
+            mode=settings.default_mode,  # type: ignore[arg-type]  # validated by load_settings
+            approver=EditorApprover(connection, session_id),
+            rules=JsonRuleStore(settings.permissions_file, setup.cwd),
+            on_mode_change=mode_changed,
+        )
+        terminal = (
+            EditorTerminal(connection, session_id)
+            if client.can("terminal")
+            else LocalTerminal(child_environment(settings.keep_environment))
+        )
+        workspace = EditorWorkspace(
+            connection,
+            session_id,
+            (setup.cwd, *setup.additional_directories),
+            read_via_editor=client.can("fs", "readTextFile"),
+            write_via_editor=client.can("fs", "writeTextFile"),
+        )
+        agent = Agent(
+            model=model,
+            tools=default_toolset(),
+            system_prompt=build_system_prompt(
+                setup.cwd, setup.additional_directories, date.today()
+            ),
+            tool_context=ToolContext("", workspace, permissions, report, terminal),
+            reasoning_effort=settings.reasoning_effort,
+        )
+        return SessionParts(agent, permissions, terminal)
+
+    return build
+
+
 # What the first `session/new` and prompt need, loaded while the editor is still sending them.
 PRELOAD = (
     "acp_server.handlers.prompt",
+    "acp_server.bridge.terminal",
+    "agent_core.tools",
     "acp_server.bridge.approver",
     "acp_server.bridge.workspace",
     "agent_core.context.prompt",

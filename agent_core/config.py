@@ -65,6 +65,7 @@ class Settings:
     retry: RetrySettings = field(default_factory=RetrySettings)
     models: Mapping[str, ModelSettings] = field(default_factory=dict[str, ModelSettings])
     reasoning_effort: str | None = None  # "low" | "medium" | "high"; None leaves it to the model
+    keep_environment: frozenset[str] = frozenset()  # secret-looking variables commands may see
 
     @property
     def config_file(self) -> Path:
@@ -77,6 +78,10 @@ class Settings:
     @property
     def sessions_db(self) -> Path:
         return self.home / "sessions.db"
+
+    @property
+    def permissions_file(self) -> Path:
+        return self.home / "permissions.json"
 
     def provider(self, name: str) -> ProviderSettings:
         return self.providers.get(name, ProviderSettings())
@@ -108,6 +113,9 @@ def load_settings(
         retry=_retry(_table(file, "retry", "[retry]")),
         models={name: _model(_table(models, name, f'[models."{name}"]'), name) for name in models},
         reasoning_effort=_choice(file, "reasoning_effort", ("low", "medium", "high")),
+        keep_environment=frozenset(
+            _strings(_table(file, "terminal", "[terminal]"), "keep_environment")
+        ),
     )
 
 
@@ -206,3 +214,16 @@ def _string(table: dict[str, Any], key: str) -> str | None:
     if not isinstance(value, str):
         raise ConfigError(f"config.toml: {key} must be a string, not {type(value).__name__}")
     return value
+
+
+SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH")
+
+
+def child_environment(keep: frozenset[str] = frozenset()) -> dict[str, str]:
+    """The environment for commands the agent runs: ours, minus anything that looks like a
+    secret (names containing KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL or AUTH), unless kept."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name in keep or not any(marker in name.upper() for marker in SECRET_MARKERS)
+    }

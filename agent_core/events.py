@@ -48,14 +48,55 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True)
+class DiffContent:
+    """A proposed or applied change to one file; ``old_text`` None for a new file."""
+
+    path: str
+    old_text: str | None
+    new_text: str
+    kind: Literal["diff"] = "diff"
+
+
+@dataclass(frozen=True)
+class TerminalContent:
+    """Live output of a command running in one of the editor's terminals."""
+
+    terminal_id: str
+    kind: Literal["terminal"] = "terminal"
+
+
+@dataclass(frozen=True)
+class TextContent:
+    text: str
+    kind: Literal["text"] = "text"
+
+
+ToolContent = DiffContent | TerminalContent | TextContent
+
+
+@dataclass(frozen=True)
+class Location:
+    """A file (and 1-based line) the call touches, for "follow the agent"."""
+
+    path: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class ToolCallUpdated:
-    """A tool call changed status, title, arguments or output."""
+    """A tool call changed status, title, arguments, content, locations or output.
+
+    ``output`` is the result text the model gets; ``content`` is what the editor shows (diffs,
+    terminals, text). Fields left None are unchanged.
+    """
 
     call_id: str
     status: ToolStatus | None = None
     title: str | None = None
     arguments: dict[str, Any] | None = None
     output: str | None = None
+    content: tuple[ToolContent, ...] | None = None
+    locations: tuple[Location, ...] | None = None
     kind: Literal["tool_call_updated"] = "tool_call_updated"
 
 
@@ -95,6 +136,14 @@ class NoticeRaised:
 
 
 @dataclass(frozen=True)
+class ModeChanged:
+    """The session's approval mode changed (the user chose "allow always", or plan mode ended)."""
+
+    mode: str
+    kind: Literal["mode_changed"] = "mode_changed"
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     stop_reason: StopReason
     kind: Literal["turn_ended"] = "turn_ended"
@@ -108,5 +157,6 @@ Event = (
     | PlanUpdated
     | UsageUpdated
     | NoticeRaised
+    | ModeChanged
     | TurnEnded
 )

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from acp_server.bridge.approver import from_permission_result
+from acp_server.bridge.approver import from_permission_result, to_permission_request
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
+from acp_server.bridge.modes import to_config_options, to_mode_updates, to_modes
 from acp_server.bridge.updates import to_session_update
+from agent_core.approvals import ApprovalRequest, Command, Edit, options_for
 from agent_core.events import (
+    DiffContent,
+    Location,
     MessageDelta,
     NoticeRaised,
     PlanEntry,
@@ -95,11 +101,55 @@ def test_unadvertised_content_is_refused() -> None:
 
 
 def test_permission_answers_never_turn_into_consent_by_accident() -> None:
-    assert from_permission_result(
-        {"outcome": {"outcome": "selected", "optionId": "allow_always"}}
-    ).allowed
-    assert from_permission_result({"outcome": {"outcome": "cancelled"}}).decision == "cancelled"
+    options = options_for(Command("pytest -q"))
+    assert (
+        from_permission_result(
+            {"outcome": {"outcome": "selected", "optionId": "allow_always"}}, options
+        ).decision
+        == "allow_always"
+    )
+    assert (
+        from_permission_result({"outcome": {"outcome": "cancelled"}}, options).decision
+        == "cancelled"
+    )
     assert not from_permission_result(
-        {"outcome": {"outcome": "selected", "optionId": "weird"}}
+        {"outcome": {"outcome": "selected", "optionId": "weird"}}, options
     ).allowed
-    assert from_permission_result(None).decision == "cancelled"
+    assert from_permission_result(None, options).decision == "cancelled"
+
+
+def test_permission_requests_carry_the_diff_and_match_the_schema() -> None:
+    action = Edit(Path("/w/a.py"), inside_roots=True)
+    request = ApprovalRequest(
+        "c1",
+        "Edit a.py",
+        "edit",
+        options_for(action),
+        (DiffContent("/w/a.py", "x = 1\n", "x = 2\n"),),
+        (Location("/w/a.py", 1),),
+    )
+    params = to_permission_request("s1", request)
+    check_def("RequestPermissionRequest", params)
+    assert [o["kind"] for o in params["options"]] == [
+        "allow_once",
+        "allow_always",
+        "reject_once",
+        "reject_always",
+    ]
+    assert params["toolCall"]["content"][0] == {
+        "type": "diff",
+        "path": "/w/a.py",
+        "oldText": "x = 1\n",
+        "newText": "x = 2\n",
+    }
+
+
+def test_modes_and_the_mode_option_are_schema_valid_and_in_sync() -> None:
+    check_def("SessionModeState", to_modes("plan"))
+    for option in to_config_options("plan"):
+        check_def("SessionConfigOption", option)
+    for update in to_mode_updates("accept-edits"):
+        check_def("SessionNotification", {"sessionId": "s", "update": update})
+    assert (
+        to_config_options("plan")[0]["currentValue"] == to_modes("plan")["currentModeId"] == "plan"
+    )

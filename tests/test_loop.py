@@ -10,8 +10,9 @@ from typing import Any
 
 import anyio
 import pytest
+from pydantic import BaseModel
 
-from agent_core.approvals import ApprovalOutcome, ApprovalRequest
+from agent_core.approvals import ApprovalOutcome, ApprovalRequest, Permissions
 from agent_core.errors import ToolError
 from agent_core.events import (
     MessageDelta,
@@ -23,6 +24,7 @@ from agent_core.events import (
 from agent_core.loop.agent import CANCELLED_RESULT, Agent
 from agent_core.messages import AssistantMessage, Message, TextPart, ToolResultPart, UserMessage
 from agent_core.models.scripted import Rule, ScriptedModel
+from agent_core.terminal import LocalTerminal
 from agent_core.tools.base import ToolContext
 
 pytestmark = pytest.mark.anyio
@@ -31,13 +33,14 @@ pytestmark = pytest.mark.anyio
 class NoWorkspace:
     roots = (Path("/nonexistent"),)
 
-    async def read_text(
-        self, path: Path, *, line: int | None = None, limit: int | None = None
-    ) -> str:
+    async def read_text(self, path: Path) -> str:
         raise AssertionError("not used")
 
     async def write_text(self, path: Path, content: str) -> None:
         raise AssertionError("not used")
+
+    async def exists(self, path: Path) -> bool:
+        return False
 
 
 class AllowAll:
@@ -45,11 +48,16 @@ class AllowAll:
         return ApprovalOutcome("allow_once")
 
 
+class NumberArguments(BaseModel):
+    n: int
+
+
 class SlowTool:
     """Records when it runs; read-only calls of one response should overlap."""
 
     kind = "read"
     description = "waits a moment and reports"
+    arguments = NumberArguments
 
     def __init__(
         self, name: str, read_only: bool, log: list[str], fail: bool = False, delay: float = 0.05
@@ -62,34 +70,43 @@ class SlowTool:
             delay,
         )
 
-    def parameters(self) -> dict[str, Any]:
-        return {"type": "object", "properties": {"n": {"type": "integer"}}}
-
     def title(self, arguments: Mapping[str, Any]) -> str:
         return f"{self.name} {arguments.get('n')}"
 
-    async def run(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
-        self._log.append(f"start {arguments['n']}")
+    async def run(self, arguments: NumberArguments, context: ToolContext) -> str:
+        self._log.append(f"start {arguments.n}")
         await anyio.sleep(self._delay)
-        self._log.append(f"end {arguments['n']}")
+        self._log.append(f"end {arguments.n}")
         if self._fail:
-            raise ToolError(f"tool {arguments['n']} failed on purpose")
-        return f"result {arguments['n']}"
+            raise ToolError(f"tool {arguments.n} failed on purpose")
+        return f"result {arguments.n}"
 
 
 def scripted(*replies: list[dict[str, Any]]) -> ScriptedModel:
     return ScriptedModel("test", (Rule(re.compile(""), tuple(tuple(r) for r in replies)),), 0.0)
 
 
+async def ignore(event: object) -> None:
+    return None
+
+
 def make_agent(model: ScriptedModel, tools: dict[str, Any] | None = None, **kwargs: Any) -> Agent:
+    permissions = Permissions("ask", AllowAll(), NoRules(), ignore)
+    context = ToolContext("", NoWorkspace(), permissions, ignore, LocalTerminal({}))
     return Agent(
-        model=model,
-        tools=tools or {},
-        system_prompt="sys",
-        workspace=NoWorkspace(),
-        approver=AllowAll(),
-        **kwargs,
+        model=model, tools=tools or {}, system_prompt="sys", tool_context=context, **kwargs
     )
+
+
+class NoRules:
+    def allowed(self) -> frozenset[str]:
+        return frozenset()
+
+    def rejected(self) -> frozenset[str]:
+        return frozenset()
+
+    def remember(self, prefix: str, *, allow: bool) -> None:
+        return None
 
 
 def assert_alternates(history: tuple[Message, ...]) -> None:

@@ -10,13 +10,19 @@ import uuid
 from typing import Any
 
 from agent_core.events import (
+    DiffContent,
     Event,
+    Location,
     MessageDelta,
+    ModeChanged,
     NoticeRaised,
     PlanUpdated,
+    TerminalContent,
+    TextContent,
     ThoughtDelta,
     ToolCallStarted,
     ToolCallUpdated,
+    ToolContent,
     UsageUpdated,
 )
 
@@ -44,6 +50,8 @@ def to_session_update(event: Event, *, notices: bool = False) -> Update | None:
             return to_usage_update(event)
         case NoticeRaised():
             return to_notice(event, notices=notices)
+        case ModeChanged():
+            return to_mode_update(event)
         case _:
             return None
 
@@ -80,8 +88,38 @@ def to_tool_call_update(event: ToolCallUpdated) -> Update:
         update["rawInput"] = event.arguments
     if event.output is not None:
         update["rawOutput"] = {"output": event.output}
-        update["content"] = [{"type": "content", "content": {"type": "text", "text": event.output}}]
+    if event.content is not None:
+        update["content"] = [to_tool_content(c) for c in event.content]
+    elif event.output is not None:
+        update["content"] = [to_tool_content(TextContent(event.output))]
+    if event.locations is not None:
+        update["locations"] = [to_location(loc) for loc in event.locations]
     return update
+
+
+def to_tool_content(content: ToolContent) -> Update:
+    match content:
+        case DiffContent():
+            return {
+                "type": "diff",
+                "path": content.path,
+                "oldText": content.old_text,
+                "newText": content.new_text,
+            }
+        case TerminalContent():
+            return {"type": "terminal", "terminalId": content.terminal_id}
+        case TextContent():
+            return {"type": "content", "content": {"type": "text", "text": content.text}}
+
+
+def to_location(location: Location) -> Update:
+    if location.line is None:
+        return {"path": location.path}
+    return {"path": location.path, "line": location.line}
+
+
+def to_mode_update(event: ModeChanged) -> Update:
+    return {"sessionUpdate": "current_mode_update", "currentModeId": event.mode}
 
 
 def to_usage_update(event: UsageUpdated) -> Update:

@@ -1,6 +1,7 @@
 """``EditorWorkspace``: files through the editor when it offers ``fs/*``, the disk otherwise.
 
-Through the editor, reads see unsaved buffers and writes land in the editor's undo history.
+Through the editor, reads see unsaved buffers and writes land in the editor's undo history;
+on disk, writes are atomic (temp file + rename), so nothing ever sees half a file.
 """
 
 from __future__ import annotations
@@ -8,11 +9,12 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import anyio
 
 from acp_server.jsonrpc.connection import Connection
+from acp_server.jsonrpc.errors import RpcError
+from agent_core.errors import ToolError
 
 EDITOR_TIMEOUT_S = 30.0
 
@@ -37,32 +39,44 @@ class EditorWorkspace:
     def roots(self) -> tuple[Path, ...]:
         return self._roots
 
-    async def read_text(
-        self, path: Path, *, line: int | None = None, limit: int | None = None
-    ) -> str:
+    async def read_text(self, path: Path) -> str:
         if self._read_via_editor:
-            params: dict[str, Any] = {"sessionId": self._session_id, "path": str(path)}
-            if line is not None:
-                params["line"] = line
-            if limit is not None:
-                params["limit"] = limit
-            result = await self._connection.request(
-                "fs/read_text_file", params, timeout=EDITOR_TIMEOUT_S
-            )
+            params = {"sessionId": self._session_id, "path": str(path)}
+            try:
+                result = await self._connection.request(
+                    "fs/read_text_file", params, timeout=EDITOR_TIMEOUT_S
+                )
+            except RpcError as exc:
+                raise ToolError(f"Cannot read {path}: {exc.message}") from exc
             return str(result["content"])
-        text = await anyio.Path(path).read_text(encoding="utf-8")
-        if line is None and limit is None:
-            return text
-        lines = text.splitlines(keepends=True)
-        start = max((line or 1) - 1, 0)
-        return "".join(lines[start : start + limit if limit is not None else None])
+        try:
+            return await anyio.Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ToolError(f"{path} does not exist.") from None
+        except IsADirectoryError:
+            raise ToolError(f"{path} is a directory; use find_files to list it.") from None
+        except UnicodeDecodeError:
+            raise ToolError(f"{path} is not a UTF-8 text file.") from None
+        except OSError as exc:
+            raise ToolError(f"Cannot read {path}: {exc.strerror}") from None
 
     async def write_text(self, path: Path, content: str) -> None:
         if self._write_via_editor:
             params = {"sessionId": self._session_id, "path": str(path), "content": content}
-            await self._connection.request("fs/write_text_file", params, timeout=EDITOR_TIMEOUT_S)
+            try:
+                await self._connection.request(
+                    "fs/write_text_file", params, timeout=EDITOR_TIMEOUT_S
+                )
+            except RpcError as exc:
+                raise ToolError(f"The editor could not write {path}: {exc.message}") from exc
             return
-        await anyio.to_thread.run_sync(_atomic_write, path, content)
+        try:
+            await anyio.to_thread.run_sync(_atomic_write, path, content)
+        except OSError as exc:
+            raise ToolError(f"Cannot write {path}: {exc.strerror}") from None
+
+    async def exists(self, path: Path) -> bool:
+        return await anyio.Path(path).is_file()
 
 
 def _atomic_write(path: Path, content: str) -> None:

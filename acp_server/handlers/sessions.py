@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.handlers import params
 from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
 from acp_server.handlers.state import ServerState, Session, SessionSetup
@@ -28,13 +29,20 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
     if not has_credentials(state):
         raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
     try:
-        agent = state.build_agent(setup, state.client)
+        parts = state.build_session(setup, state.client)
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot start a session: {exc}") from exc
-    state.sessions[setup.session_id] = Session(setup, agent)
+    state.sessions[setup.session_id] = Session(setup, parts)
+    agent = parts.agent
+    mode = parts.permissions.mode
 
     async def warm_up() -> None:  # after the response: what the first prompt will need
         await state.run_once("wire models", state.warm_up)
         await state.run_once(agent.model.name, agent.model.warm_up)
 
-    return Reply({"sessionId": setup.session_id}, after=warm_up)
+    result = {
+        "sessionId": setup.session_id,
+        "modes": to_modes(mode),
+        "configOptions": to_config_options(mode),
+    }
+    return Reply(result, after=warm_up)

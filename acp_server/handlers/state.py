@@ -15,7 +15,9 @@ from acp_server.jsonrpc.values import as_object
 from agent_core.config import Settings
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
+    from agent_core.approvals import Permissions
     from agent_core.loop.agent import Agent
+    from agent_core.terminal import Terminal
 
 
 @dataclass(frozen=True)
@@ -41,14 +43,23 @@ class SessionSetup:
     mcp_servers: tuple[Any, ...]
 
 
-class AgentFactory(Protocol):
-    def __call__(self, setup: SessionSetup, client: ClientInfo) -> Agent: ...
+@dataclass(frozen=True)
+class SessionParts:
+    """What the composition root builds for a session."""
+
+    agent: Agent
+    permissions: Permissions
+    terminal: Terminal
+
+
+class SessionFactory(Protocol):
+    def __call__(self, setup: SessionSetup, client: ClientInfo) -> SessionParts: ...
 
 
 @dataclass
 class Session:
     setup: SessionSetup
-    agent: Agent
+    parts: SessionParts
     turn_lock: anyio.Lock = field(default_factory=anyio.Lock)
     turn_scope: anyio.CancelScope | None = None
     cancellations: int = 0  # prompts queued before the latest cancel do not run
@@ -56,6 +67,10 @@ class Session:
     @property
     def id(self) -> str:
         return self.setup.session_id
+
+    @property
+    def agent(self) -> Agent:
+        return self.parts.agent
 
     def cancel(self) -> None:
         """Stop the running turn and every prompt queued behind it."""
@@ -68,7 +83,7 @@ class Session:
 class ServerState:
     connection: Connection
     settings: Settings
-    build_agent: AgentFactory
+    build_session: SessionFactory
     preload: Callable[[], None] = lambda: None  # once `initialize` is answered: the turn machinery
     warm_up: Callable[[], None] = lambda: None  # once a session exists: what prompts need
     client: ClientInfo = field(default_factory=ClientInfo)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 
 import anyio
 
-from agent_core.approvals import Approver
+from agent_core.approvals import ApprovalCancelled
 from agent_core.errors import StreamInterrupted
 from agent_core.events import (
     Event,
@@ -41,7 +42,6 @@ from agent_core.messages import (
 )
 from agent_core.models.base import Model, ModelRequest, ResponseCompleted, StreamEvent, ToolSpec
 from agent_core.tools.base import ToolContext, Toolset
-from agent_core.workspace import Workspace
 
 DEFAULT_MAX_REQUESTS = 90
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
@@ -60,8 +60,7 @@ class Agent:
         model: Model,
         tools: Toolset,
         system_prompt: str,
-        workspace: Workspace,
-        approver: Approver,
+        tool_context: ToolContext,
         history: Sequence[Message] = (),
         max_requests: int = DEFAULT_MAX_REQUESTS,
         reasoning_effort: str | None = None,
@@ -69,15 +68,16 @@ class Agent:
         self.model = model
         self._tools = tools
         self._system = system_prompt
-        self._workspace = workspace
-        self._approver = approver
+        self._tool_context = tool_context  # its call_id is filled in per call
         self._history: list[Message] = list(history)
         self._max_requests = max_requests
         self._reasoning_effort = reasoning_effort
         self._results: dict[str, ToolResultPart] = {}
         self._cost: float | None = None
         ordered = sorted(tools.values(), key=lambda t: t.name)  # a stable, cacheable prefix
-        self._specs = tuple(ToolSpec(t.name, t.description, t.parameters()) for t in ordered)
+        self._specs = tuple(
+            ToolSpec(t.name, t.description, t.arguments.model_json_schema()) for t in ordered
+        )
 
     @property
     def history(self) -> tuple[Message, ...]:
@@ -105,9 +105,17 @@ class Agent:
                 if not calls:
                     yield TurnEnded(FINISH_TO_STOP[completed.finish])
                     return
-                async with aclosing(self._run_tools(calls)) as tool_events:
-                    async for event in tool_events:
-                        yield event
+                try:
+                    async with aclosing(self._run_tools(calls)) as tool_events:
+                        async for event in tool_events:
+                            yield event
+                except* ApprovalCancelled:  # the user cancelled a permission question
+                    cancelled = True
+                else:
+                    cancelled = False
+                if cancelled:
+                    yield TurnEnded("cancelled")
+                    return
                 self._close_tool_calls()
             yield TurnEnded("max_turn_requests")
         finally:
@@ -189,7 +197,7 @@ class Agent:
                 yield ToolCallUpdated(call.call_id, status=status, output=result.content)
 
     async def _run_one(self, call: ToolCallPart) -> None:
-        context = ToolContext(call.call_id, self._workspace, self._approver)
+        context = replace(self._tool_context, call_id=call.call_id)
         self._results[call.call_id] = await execute(call, self._tools, context)
 
     def _close_tool_calls(self) -> None:

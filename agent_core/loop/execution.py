@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
+from agent_core.approvals import ApprovalCancelled
 from agent_core.errors import ToolError
 from agent_core.messages import ToolCallPart, ToolResultPart
 from agent_core.tools.base import ToolContext, Toolset
@@ -23,11 +26,23 @@ async def execute(call: ToolCallPart, tools: Toolset, context: ToolContext) -> T
         known = ", ".join(sorted(tools)) or "none"
         return failed(f"Unknown tool {call.name!r}. Available tools: {known}.")
     try:
-        return ToolResultPart(call.call_id, await tool.run(call.arguments, context))
+        arguments = tool.arguments.model_validate(call.arguments)
+    except ValidationError as exc:
+        return failed(f"Invalid arguments for {call.name}: {_problems(exc)}")
+    try:
+        return ToolResultPart(call.call_id, await tool.run(arguments, context))
     except ToolError as exc:
         return failed(str(exc))
+    except ApprovalCancelled:
+        raise
     except Exception as exc:  # noqa: BLE001 - turn-runner boundary: a tool bug is a tool error
         return failed(f"{type(exc).__name__}: {exc}")
+
+
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
+    )
 
 
 def title(name: str, arguments: Mapping[str, Any], tools: Toolset) -> str:

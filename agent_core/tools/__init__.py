@@ -1,1 +1,28 @@
-"""Tools the model can call; one per module, assembled into toolsets explicitly."""
+"""Tools the model can call: one per module, assembled into the toolset explicitly."""
+
+from __future__ import annotations
+
+from agent_core.tools.base import Tool
+from agent_core.tools.edit_file import EditFile
+from agent_core.tools.find_files import FindFiles
+from agent_core.tools.read_file import ReadFile
+from agent_core.tools.search import Search
+from agent_core.tools.switch_mode import SwitchMode
+from agent_core.tools.terminal import ManageProcess, RunCommand
+from agent_core.tools.todo import Todo
+from agent_core.tools.write_file import WriteFile
+
+
+def default_toolset() -> dict[str, Tool]:
+    tools: list[Tool] = [
+        ReadFile(),
+        EditFile(),
+        WriteFile(),
+        Search(),
+        FindFiles(),
+        RunCommand(),
+        ManageProcess(),
+        Todo(),
+        SwitchMode(),
+    ]
+    return {tool.name: tool for tool in tools}

@@ -1,21 +1,62 @@
-"""The ``Tool`` port and what a tool gets to work with."""
+"""The ``Tool`` port, what a tool gets to work with, and helpers every tool shares."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
-from agent_core.approvals import Approver
-from agent_core.events import ToolKind
-from agent_core.workspace import Workspace
+from pydantic import BaseModel
+
+from agent_core.approvals import Permissions
+from agent_core.errors import ToolError
+from agent_core.events import Event, ToolKind
+from agent_core.terminal import Terminal
+from agent_core.workspace import Workspace, resolve
+
+Reporter = Callable[[Event], Awaitable[None]]
+
+
+class FileTracker:
+    """What the agent last saw of each file, so an edit never overwrites changes it has not read."""
+
+    def __init__(self) -> None:
+        self._seen: dict[Path, str] = {}
+
+    def saw(self, path: Path, text: str) -> None:
+        self._seen[path] = _digest(text)
+
+    def stale(self, path: Path, current: str) -> str | None:
+        """Why an edit of ``path`` must wait for a fresh read, or None."""
+        seen = self._seen.get(path)
+        if seen is None:
+            return f"Read {path} before editing it."
+        if seen != _digest(current):
+            return (
+                f"{path} changed since you last read it (in the editor or on disk). Read it again."
+            )
+        return None
 
 
 @dataclass(frozen=True)
 class ToolContext:
     call_id: str
     workspace: Workspace
-    approver: Approver
+    permissions: Permissions
+    report: Reporter
+    terminal: Terminal
+    files: FileTracker = field(default_factory=FileTracker)
+
+    def path(self, raw: str) -> tuple[Path, bool]:
+        """``raw`` resolved against the session's roots (symlinks too), and whether it is inside."""
+        return resolve(raw, self.workspace.roots)
+
+    def shown(self, path: Path) -> str:
+        """``path`` as the user reads it: relative to the workspace root when inside it."""
+        root = self.workspace.roots[0]
+        return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 class Tool(Protocol):
@@ -33,17 +74,34 @@ class Tool(Protocol):
         """Read-only calls of one response run concurrently."""
         ...
 
-    def parameters(self) -> dict[str, Any]:
-        """JSON schema of the arguments, as the model sees it."""
+    @property
+    def arguments(self) -> type[BaseModel]:
+        """The argument model; its JSON schema is what the model sees."""
         ...
 
     def title(self, arguments: Mapping[str, Any]) -> str:
-        """How the call reads in the editor: "Read src/app.py", "Run `pytest -q`"."""
+        """How the call reads in the editor: "Read src/app.py", "Run `pytest -q`".
+
+        ``arguments`` may be partial (still streaming): use ``.get``.
+        """
         ...
 
-    async def run(self, arguments: Mapping[str, Any], context: ToolContext) -> str:
+    async def run(self, arguments: Any, context: ToolContext) -> str:
         """The result text for the model; raise ``ToolError`` for a failure it should see."""
         ...
 
 
 Toolset = Mapping[str, Tool]
+
+
+def require_inside(context: ToolContext, raw: str) -> Path:
+    """A path the agent may read without asking: inside the session's roots."""
+    path, inside = context.path(raw)
+    if not inside:
+        roots = ", ".join(str(r) for r in context.workspace.roots)
+        raise ToolError(f"{path} is outside the workspace ({roots}).")
+    return path
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

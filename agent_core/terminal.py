@@ -1,0 +1,184 @@
+"""The ``Terminal`` port and ``LocalTerminal``: commands as subprocesses in their own process group.
+
+A foreground ``run`` waits up to a timeout; ``start``/``output``/``kill`` manage background
+processes. Whatever happens (timeout, cancel, session end), the whole process group is killed:
+SIGTERM, a grace period, then SIGKILL. Output is capped, keeping the end (the part that usually
+says what went wrong).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import subprocess
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Protocol
+
+import anyio
+import anyio.abc
+
+from agent_core.errors import ToolError
+
+KILL_GRACE_S = 2.0
+Started = Callable[[str | None], Awaitable[None]]  # told the editor terminal id, if any
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    output: str
+    exit_code: int | None  # None while running, or when killed by a signal
+    signal: str | None = None
+    truncated: bool = False
+    timed_out: bool = False
+
+    @property
+    def running(self) -> bool:
+        return self.exit_code is None and self.signal is None
+
+
+class Terminal(Protocol):
+    async def run(
+        self, command: str, *, cwd: Path, time_limit: float, output_limit: int, started: Started
+    ) -> CommandResult: ...
+    async def start(self, command: str, *, cwd: Path, output_limit: int) -> str: ...
+    async def output(self, process_id: str) -> CommandResult: ...
+    async def kill(self, process_id: str) -> CommandResult: ...
+    async def close(self) -> None:
+        """Kill every process still running (the session is ending)."""
+        ...
+
+
+class _Capture:
+    """A process and the tail of its combined output."""
+
+    def __init__(self, process: anyio.abc.Process, limit: int) -> None:
+        self.process = process
+        self._limit = limit
+        self._buffer = bytearray()
+        self._dropped = False
+        self.done = anyio.Event()
+
+    async def pump(self) -> None:
+        assert self.process.stdout is not None
+        try:
+            async for chunk in self.process.stdout:
+                self._buffer += chunk
+                if len(self._buffer) > self._limit:
+                    del self._buffer[: len(self._buffer) - self._limit]
+                    self._dropped = True
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        await self.process.wait()
+        self.done.set()
+
+    def result(self, *, timed_out: bool = False) -> CommandResult:
+        text = self._buffer.decode("utf-8", errors="replace")
+        return _result(self.process.returncode, text, self._dropped, timed_out)
+
+    async def terminate(self) -> None:
+        await _terminate(self.process)
+
+
+class LocalTerminal:
+    def __init__(self, environment: Mapping[str, str]) -> None:
+        self._environment = dict(environment)
+        self._background: dict[str, _Background] = {}
+        self._ids = itertools.count(1)
+
+    async def run(
+        self, command: str, *, cwd: Path, time_limit: float, output_limit: int, started: Started
+    ) -> CommandResult:
+        capture = _Capture(await self._spawn(command, cwd, subprocess.PIPE), output_limit)
+        await started(None)
+        waited = anyio.CancelScope(deadline=anyio.current_time() + time_limit)
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(capture.pump)
+                with waited:
+                    await capture.done.wait()
+                if waited.cancelled_caught:
+                    await capture.terminate()
+            return capture.result(timed_out=waited.cancelled_caught)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await capture.terminate()
+
+    async def start(self, command: str, *, cwd: Path, output_limit: int) -> str:
+        log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(); no pump needed
+        process = await self._spawn(command, cwd, log)
+        process_id = f"bg-{next(self._ids)}"
+        self._background[process_id] = _Background(process, log, output_limit)
+        return process_id
+
+    async def output(self, process_id: str) -> CommandResult:
+        return self._get(process_id).result()
+
+    async def kill(self, process_id: str) -> CommandResult:
+        background = self._get(process_id)
+        with anyio.CancelScope(shield=True):
+            await _terminate(background.process)
+        return background.result()
+
+    async def close(self) -> None:
+        with anyio.CancelScope(shield=True):
+            for background in self._background.values():
+                await _terminate(background.process)
+                background.log.close()
+        self._background.clear()
+
+    async def _spawn(self, command: str, cwd: Path, stdout: int | IO[bytes]) -> anyio.abc.Process:
+        return await anyio.open_process(
+            ["/bin/sh", "-c", command],
+            cwd=cwd,
+            env=self._environment,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,  # one stream, in order
+            start_new_session=True,  # its own process group, killed as a whole
+        )
+
+    def _get(self, process_id: str) -> _Background:
+        background = self._background.get(process_id)
+        if background is None:
+            known = ", ".join(self._background) or "none"
+            raise ToolError(f"No background process {process_id!r}; running: {known}.")
+        return background
+
+
+@dataclass
+class _Background:
+    process: anyio.abc.Process
+    log: IO[bytes]
+    limit: int
+
+    def result(self) -> CommandResult:
+        self.log.seek(0, os.SEEK_END)
+        size = self.log.tell()
+        self.log.seek(max(size - self.limit, 0))
+        text = self.log.read().decode("utf-8", errors="replace")
+        return _result(self.process.returncode, text, size > self.limit)
+
+
+def _result(code: int | None, text: str, truncated: bool, timed_out: bool = False) -> CommandResult:
+    sig = signal.Signals(-code).name if code is not None and code < 0 else None
+    return CommandResult(text, code if sig is None else None, sig, truncated, timed_out)
+
+
+async def _terminate(process: anyio.abc.Process) -> None:
+    """SIGTERM to the whole group, then SIGKILL after a grace period. Safe to call twice."""
+    if process.returncode is None:
+        _signal_group(process.pid, signal.SIGTERM)
+        with anyio.move_on_after(KILL_GRACE_S):
+            await process.wait()
+    _signal_group(process.pid, signal.SIGKILL)  # stragglers that left the leader behind
+    await process.wait()
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)

@@ -1,0 +1,48 @@
+"""What file-changing tools share: the stale-read guard, the diff preview, approval, the write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_core.approvals import ApprovalRequest, Edit, options_for
+from agent_core.errors import ToolError
+from agent_core.events import DiffContent, Location, ToolCallUpdated
+from agent_core.tools.base import ToolContext
+
+
+async def current_text(context: ToolContext, path: Path, *, must_exist: bool) -> str | None:
+    """The file as the editor has it now, after checking the agent has seen this version."""
+    if not await context.workspace.exists(path):
+        if must_exist:
+            raise ToolError(f"{context.shown(path)} does not exist; use write_file to create it.")
+        return None
+    text = await context.workspace.read_text(path)
+    if problem := context.files.stale(path, text):
+        raise ToolError(problem)
+    return text
+
+
+async def propose_and_write(
+    context: ToolContext, title: str, path: Path, old: str | None, new: str, line: int
+) -> None:
+    """Show the diff on the tool call, ask as the mode requires, then write through the editor."""
+    inside = context.path(str(path))[1]
+    diff = DiffContent(str(path), old, new)
+    location = Location(str(path), line)
+    await context.report(ToolCallUpdated(context.call_id, content=(diff,), locations=(location,)))
+    action = Edit(path, inside)
+    request = ApprovalRequest(
+        context.call_id, title, "edit", options_for(action), (diff,), (location,)
+    )
+    refusal = await context.permissions.check(action, request)
+    if refusal:
+        raise ToolError(refusal)
+    await context.workspace.write_text(path, new)
+    context.files.saw(path, new)
+
+
+def first_changed_line(old: str, new: str) -> int:
+    for number, (a, b) in enumerate(zip(old.splitlines(), new.splitlines(), strict=False), 1):
+        if a != b:
+            return number
+    return min(len(old.splitlines()), len(new.splitlines())) + 1

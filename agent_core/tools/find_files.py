@@ -1,0 +1,41 @@
+"""``find_files``: list files by glob (ripgrep, .gitignore respected)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent_core.events import ToolKind
+from agent_core.tools.base import ToolContext, require_inside
+from agent_core.tools.ripgrep import ripgrep
+from agent_core.tools.search import cap_lines
+
+
+class FindFilesArguments(BaseModel):
+    glob: str = Field("*", description='Files to list, e.g. "*.py" or "src/**/*.ts".')
+    path: str = Field(".", description="Directory to look in, relative to the workspace root.")
+    max_results: int = Field(500, ge=1, le=5000)
+
+
+class FindFiles:
+    name = "find_files"
+    kind: ToolKind = "search"
+    read_only = True
+    arguments = FindFilesArguments
+    description = (
+        "List files matching a glob, sorted by path; ignored files (.gitignore) are left out."
+    )
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        return f"Find `{arguments.get('glob', '*')}`"
+
+    async def run(self, arguments: FindFilesArguments, context: ToolContext) -> str:
+        root = context.workspace.roots[0]
+        target = require_inside(context, arguments.path)
+        where = str(target.relative_to(root)) if target.is_relative_to(root) else str(target)
+        output = await ripgrep(
+            ["--files", "--sort=path", "--glob", arguments.glob, "--", where], root
+        )
+        return cap_lines(output, arguments.max_results, "no files match")

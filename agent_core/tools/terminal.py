@@ -1,0 +1,122 @@
+"""``terminal`` and ``process``: run commands in the workspace, in the foreground or background.
+
+Commands run in the editor's terminals when it offers them (the user watches the output live),
+otherwise as local subprocesses in their own process group with a scrubbed environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agent_core.approvals import ApprovalRequest, Command, options_for
+from agent_core.errors import ToolError
+from agent_core.events import TerminalContent, TextContent, ToolCallUpdated, ToolKind
+from agent_core.terminal import CommandResult
+from agent_core.tools.base import ToolContext
+
+OUTPUT_LIMIT = 30_000
+
+
+class TerminalArguments(BaseModel):
+    command: str = Field(
+        min_length=1, description="A shell command, run by /bin/sh in the workspace root."
+    )
+    timeout: int = Field(120, ge=1, le=1800, description="Seconds before the command is killed.")
+    background: bool = Field(
+        False, description="Start it and return at once (servers, watchers); see `process`."
+    )
+
+
+class RunCommand:
+    name = "terminal"
+    kind: ToolKind = "execute"
+    read_only = False
+    arguments = TerminalArguments
+    description = (
+        "Run a shell command in the workspace root and return its output and exit code. Use "
+        "background=true for servers and watchers, then the process tool to read or stop them."
+    )
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        command = str(arguments.get("command", ""))
+        return f"Run `{command}`" if command else "Run a command"
+
+    async def run(self, arguments: TerminalArguments, context: ToolContext) -> str:
+        action = Command(arguments.command)
+        shown = (TextContent(f"$ {arguments.command}"),)
+        request = ApprovalRequest(
+            context.call_id,
+            self.title({"command": arguments.command}),
+            "execute",
+            options_for(action),
+            shown,
+        )
+        if refusal := await context.permissions.check(action, request):
+            raise ToolError(refusal)
+        cwd = context.workspace.roots[0]
+        if arguments.background:
+            process_id = await context.terminal.start(
+                arguments.command, cwd=cwd, output_limit=OUTPUT_LIMIT
+            )
+            return (
+                f"Started in the background as {process_id}. "
+                f"Read it with process(id={process_id!r}, action='output')."
+            )
+
+        async def started(terminal_id: str | None) -> None:
+            if terminal_id is not None:
+                await context.report(
+                    ToolCallUpdated(context.call_id, content=(TerminalContent(terminal_id),))
+                )
+
+        result = await context.terminal.run(
+            arguments.command,
+            cwd=cwd,
+            time_limit=arguments.timeout,
+            output_limit=OUTPUT_LIMIT,
+            started=started,
+        )
+        report = describe(result, arguments.timeout)
+        if result.timed_out or result.exit_code != 0:
+            raise ToolError(report)
+        return report
+
+
+class ProcessArguments(BaseModel):
+    id: str = Field(description="The id `terminal` gave when it started the process.")
+    action: Literal["output", "kill"] = Field(
+        "output", description="Read its output so far, or stop it."
+    )
+
+
+class ManageProcess:
+    name = "process"
+    kind: ToolKind = "execute"
+    read_only = True  # reading output or stopping its own process asks nothing new
+    arguments = ProcessArguments
+    description = "Read the output of a background process started by `terminal`, or kill it."
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        verb = "Stop" if arguments.get("action") == "kill" else "Check"
+        return f"{verb} {arguments.get('id', 'process')}"
+
+    async def run(self, arguments: ProcessArguments, context: ToolContext) -> str:
+        if arguments.action == "kill":
+            return describe(await context.terminal.kill(arguments.id), None)
+        return describe(await context.terminal.output(arguments.id), None)
+
+
+def describe(result: CommandResult, time_limit: int | None) -> str:
+    if result.running:
+        status = "still running"
+    elif result.timed_out:
+        status = f"killed after the {time_limit} s time limit"
+    elif result.signal:
+        status = f"killed by {result.signal}"
+    else:
+        status = f"exit code {result.exit_code}"
+    cut = "(output cut: showing the end)\n" if result.truncated else ""
+    return f"{status}\n{cut}{result.output.rstrip() or '(no output)'}"
