@@ -30,6 +30,43 @@ MODE_NAMES: dict[Mode, tuple[str, str]] = {
 Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
 Verdict = Literal["allow", "ask", "deny"]
 SHELL_OPERATORS = (";", "&", "|", "`", "$(", ">", "<", "\n")
+# Programs whose first argument names what they do: "always allow" remembers both words.
+SUBCOMMAND_PROGRAMS = frozenset(
+    {
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "npx",
+        "cargo",
+        "go",
+        "dotnet",
+        "docker",
+        "kubectl",
+        "pip",
+        "pip3",
+        "uv",
+        "poetry",
+        "pdm",
+        "hatch",
+        "make",
+        "just",
+        "gradle",
+        "mvn",
+        "bundle",
+        "rake",
+        "mix",
+        "swift",
+        "deno",
+        "brew",
+        "apt",
+        "apt-get",
+        "conda",
+        "gh",
+        "terraform",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -134,12 +171,9 @@ def command_prefix(command: str) -> str:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
-    prefix: list[str] = []
-    for word in words[:2]:
-        if prefix and (word.startswith("-") or "/" in word or "." in word or "=" in word):
-            break
-        prefix.append(word)
-    return " ".join(prefix)
+    if len(words) >= 2 and words[0] in SUBCOMMAND_PROGRAMS and not words[1].startswith("-"):
+        return " ".join(words[:2])
+    return words[0] if words else ""
 
 
 def is_simple(command: str) -> bool:

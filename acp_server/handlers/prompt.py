@@ -9,12 +9,12 @@ from urllib.parse import unquote, urlparse
 import anyio
 
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
-from acp_server.bridge.updates import to_session_update
+from acp_server.bridge.updates import to_session_update, to_tool_call_update
 from acp_server.handlers import params
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
-from agent_core.events import StopReason, TurnEnded
+from agent_core.events import Event, StopReason, ToolCallStarted, ToolCallUpdated, TurnEnded
 from agent_core.messages import UserPart
 
 MAX_LINKED_BYTES = 256 * 1024
@@ -47,20 +47,33 @@ async def _run_turn(
 ) -> StopReason:
     stop: StopReason = "end_turn"
     notices = state.client.can("session", "notices")
-    with anyio.CancelScope() as scope:
-        session.turn_scope = scope
-        try:
+    unfinished: set[str] = set()  # tool calls shown but not yet completed or failed
+    try:
+        with anyio.CancelScope() as scope:
+            session.turn_scope = scope
             async with aclosing(session.agent.run_turn(parts)) as events:
                 async for event in events:
                     if isinstance(event, TurnEnded):
                         stop = event.stop_reason
-                    elif (update := to_session_update(event, notices=notices)) is not None:
+                        continue
+                    _track(event, unfinished)
+                    if (update := to_session_update(event, notices=notices)) is not None:
                         await state.notify_update(session.id, update)
-        except HeronError as exc:
-            raise RpcError(INTERNAL_ERROR, str(exc)) from exc
-        finally:
-            session.turn_scope = None
+    except HeronError as exc:
+        raise RpcError(INTERNAL_ERROR, str(exc)) from exc
+    finally:
+        session.turn_scope = None
+        for call_id in sorted(unfinished):  # never leave a tool call spinning in the editor
+            closing = ToolCallUpdated(call_id, status="failed", output="Stopped: the turn ended.")
+            await state.notify_update(session.id, to_tool_call_update(closing))
     return "cancelled" if scope.cancelled_caught else stop
+
+
+def _track(event: Event, unfinished: set[str]) -> None:
+    if isinstance(event, ToolCallStarted):
+        unfinished.add(event.call_id)
+    elif isinstance(event, ToolCallUpdated) and event.status in ("completed", "failed"):
+        unfinished.discard(event.call_id)
 
 
 async def _read_linked(uri: str) -> str:

@@ -30,11 +30,14 @@ def deferred(module: str, name: str) -> Callable[[ServerState, Any], Awaitable[A
 # `initialize` and `session/new` are answered from the modules imported at start; the turn
 # machinery loads in the background once `initialize` is answered (`ServerState.preload`).
 PROMPT = "acp_server.handlers.prompt"
+MODES = "acp_server.handlers.modes"
 REQUESTS: dict[str, RequestHandler] = {
     "initialize": lifecycle.initialize,
     "authenticate": lifecycle.authenticate,
     "session/new": sessions.new_session,
     "session/prompt": deferred(PROMPT, "prompt"),
+    "session/set_mode": deferred(MODES, "set_mode"),
+    "session/set_config_option": deferred(MODES, "set_config_option"),
 }
 NOTIFICATIONS: dict[str, NotificationHandler] = {
     "session/cancel": deferred(PROMPT, "cancel"),
@@ -70,5 +73,8 @@ class AcpRouter:
         return True
 
     async def input_closed(self) -> None:
+        """The editor is gone: stop every turn and every process the sessions started."""
         for session in self.state.sessions.values():
             session.cancel()
+        for session in self.state.sessions.values():
+            await session.parts.terminal.close()

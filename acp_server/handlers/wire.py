@@ -6,9 +6,10 @@ once the first session is ready, so no prompt waits for it.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.protocol import schema
@@ -28,6 +29,24 @@ def validate(model: type[M], raw: Any) -> M:
 
 def prompt_request(raw: Any) -> schema.PromptRequest:
     return validate(schema.PromptRequest, raw)
+
+
+def set_mode_request(raw: Any) -> schema.SetSessionModeRequest:
+    return validate(schema.SetSessionModeRequest, raw)
+
+
+def set_config_option_request(
+    raw: Any,
+) -> schema.BooleanSetSessionConfigOptionRequest | schema.ValueIdSetSessionConfigOptionRequest:
+    try:
+        return _config_option_adapter().validate_python(raw)
+    except ValidationError as exc:
+        raise RpcError.invalid_params(describe(exc)) from None
+
+
+@cache
+def _config_option_adapter() -> TypeAdapter[schema.SetSessionConfigOptionRequest]:
+    return TypeAdapter(schema.SetSessionConfigOptionRequest)
 
 
 def dump(model: BaseModel) -> dict[str, Any]:

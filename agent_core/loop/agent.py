@@ -167,8 +167,9 @@ class Agent:
         if event.kind == "tool_call_began":
             arguments[event.call_id] = (event.name, "")
             tool = self._tools.get(event.name)
+            kind = tool.kind if tool else "other"
             return ToolCallStarted(
-                event.call_id, event.name, event.name, tool.kind if tool else "other"
+                event.call_id, event.name, title(event.name, {}, self._tools), kind
             )
         if event.kind == "tool_arguments_delta":
             name, so_far = arguments[event.call_id]

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from agent_core.events import ToolKind
 from agent_core.tools.base import ToolContext, require_inside
 from agent_core.tools.ripgrep import ripgrep
-from agent_core.tools.search import cap_lines
+from agent_core.tools.search import cap_lines, rg_paths
 
 
 class FindFilesArguments(BaseModel):
@@ -34,8 +34,13 @@ class FindFiles:
     async def run(self, arguments: FindFilesArguments, context: ToolContext) -> str:
         root = context.workspace.roots[0]
         target = require_inside(context, arguments.path)
-        where = str(target.relative_to(root)) if target.is_relative_to(root) else str(target)
-        output = await ripgrep(
-            ["--files", "--sort=path", "--glob", arguments.glob, "--", where], root
-        )
+        command = [
+            "--files",
+            "--sort=path",
+            "--glob",
+            arguments.glob,
+            "--",
+            *rg_paths(target, root),
+        ]
+        output = await ripgrep(command, root)
         return cap_lines(output, arguments.max_results, "no files match")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -34,7 +35,8 @@ class Search:
     description = "Search file contents with a regular expression. Returns `path:line:text` lines."
 
     def title(self, arguments: Mapping[str, Any]) -> str:
-        return f"Search `{arguments.get('pattern', '')}`"
+        pattern = arguments.get("pattern")
+        return f"Search `{pattern}`" if pattern else "Search"
 
     async def run(self, arguments: SearchArguments, context: ToolContext) -> str:
         root = context.workspace.roots[0]
@@ -52,14 +54,16 @@ class Search:
             command.append("--ignore-case")
         for glob in arguments.glob:
             command += ["--glob", glob]
-        command += [
-            "--regexp",
-            arguments.pattern,
-            "--",
-            str(target.relative_to(root) if target.is_relative_to(root) else target),
-        ]
+        command += ["--regexp", arguments.pattern, "--", *rg_paths(target, root)]
         output = await ripgrep(command, root)
         return cap_lines(output, arguments.max_results, "no matches")
+
+
+def rg_paths(target: Path, root: Path) -> list[str]:
+    """rg's path argument: none for the root itself, so results read ``src/a.py``, not ``./src``."""
+    if target == root:
+        return []
+    return [str(target.relative_to(root)) if target.is_relative_to(root) else str(target)]
 
 
 def cap_lines(output: str, limit: int, empty: str) -> str:

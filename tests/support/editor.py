@@ -1,0 +1,150 @@
+"""A fake editor on real stdio: advertises fs and terminals (or not), keeps unsaved buffers,
+answers permission requests as a test tells it, and runs terminal commands for real."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections import deque
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tests.support.raw import RawAgent
+
+
+class FakeEditor(RawAgent):
+    def __init__(self, env: Mapping[str, str], *, fs: bool = True, terminal: bool = True) -> None:
+        super().__init__(env)
+        self.fs, self.terminal = fs, terminal
+        self.buffers: dict[str, str] = {}  # unsaved editor buffers, by absolute path
+        self.writes: list[tuple[str, str]] = []  # fs/write_text_file calls, in order
+        self.requests: list[dict[str, Any]] = []  # every request the agent sent us
+        self.answers: deque[str] = deque()  # optionIds to choose, or "cancel"; default: first allow
+        self.terminals: dict[str, subprocess.Popen[bytes]] = {}
+        self._outputs: dict[str, bytearray] = {}
+        self._lock = threading.Lock()
+
+    def initialize(self, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+        advertised = {
+            "fs": {"readTextFile": self.fs, "writeTextFile": self.fs},
+            "terminal": self.terminal,
+        }
+        return super().initialize({**advertised, **(capabilities or {})})
+
+    def send_raw(self, data: bytes) -> None:
+        with self._lock:
+            super().send_raw(data)
+
+    def prompt(
+        self, session_id: str, text: str, timeout: float = 30.0
+    ) -> tuple[str, list[dict[str, Any]]]:
+        """Run a prompt, answering the agent's requests; the stop reason and the updates."""
+        self._next_id += 1
+        request_id = self._next_id
+        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+        self.send(
+            {"jsonrpc": "2.0", "id": request_id, "method": "session/prompt", "params": params}
+        )
+        updates: list[dict[str, Any]] = []
+        while True:
+            message = self.wait_for(lambda m: True, timeout=timeout)
+            if message.get("id") == request_id and "method" not in message:
+                if "error" in message:
+                    raise AssertionError(f"prompt failed: {message['error']}")
+                return message["result"]["stopReason"], updates
+            if message.get("method") == "session/update":
+                updates.append(message["params"]["update"])
+            elif "method" in message and "id" in message:
+                self.requests.append(message)
+                self._answer(message)
+
+    def _answer(self, message: dict[str, Any]) -> None:
+        method, params = message["method"], message["params"]
+        if method == "session/request_permission":
+            self._reply(message, {"outcome": self._choose(params["options"])})
+        elif method == "fs/read_text_file":
+            path = params["path"]
+            if path in self.buffers:
+                self._reply(message, {"content": self.buffers[path]})
+            elif Path(path).is_file():
+                self._reply(message, {"content": Path(path).read_text()})
+            else:
+                self._error(message, -32002, f"no such file {path}")
+        elif method == "fs/write_text_file":
+            self.writes.append((params["path"], params["content"]))
+            Path(params["path"]).parent.mkdir(parents=True, exist_ok=True)
+            Path(params["path"]).write_text(params["content"])
+            self.buffers.pop(params["path"], None)
+            self._reply(message, {})
+        elif method.startswith("terminal/"):
+            self._terminal(message, method.removeprefix("terminal/"), params)
+        else:
+            self._error(message, -32601, f"Method not found: {method}")
+
+    def _choose(self, options: list[dict[str, Any]]) -> dict[str, Any]:
+        choice = self.answers.popleft() if self.answers else None
+        if choice == "cancel":
+            return {"outcome": "cancelled"}
+        if choice is None:
+            choice = next(o["optionId"] for o in options if o["kind"].startswith("allow"))
+        return {"outcome": "selected", "optionId": choice}
+
+    def _terminal(self, message: dict[str, Any], action: str, params: dict[str, Any]) -> None:
+        if action == "create":
+            terminal_id = f"term-{len(self.terminals) + 1}"
+            process = subprocess.Popen(
+                [params["command"], *params.get("args", [])],
+                cwd=params.get("cwd"),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            self.terminals[terminal_id] = process
+            self._outputs[terminal_id] = bytearray()
+            threading.Thread(target=self._pump, args=(terminal_id, process), daemon=True).start()
+            self._reply(message, {"terminalId": terminal_id})
+            return
+        terminal_id = params["terminalId"]
+        process = self.terminals[terminal_id]
+        if action == "wait_for_exit":  # answered when it exits, while other requests go on
+            threading.Thread(
+                target=lambda: self._reply(message, self._exit(process, wait=True)), daemon=True
+            ).start()
+        elif action == "kill":
+            process.kill()
+            self._reply(message, {})
+        elif action == "output":
+            output = {
+                "output": self._outputs[terminal_id].decode(errors="replace"),
+                "truncated": False,
+            }
+            if process.poll() is not None:
+                output["exitStatus"] = self._exit(process, wait=False)
+            self._reply(message, output)
+        elif action == "release":
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            self._reply(message, {})
+
+    def _pump(self, terminal_id: str, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdout is not None
+        with process.stdout as stdout:
+            for chunk in iter(lambda: stdout.read1(4096), b""):
+                self._outputs[terminal_id] += chunk
+
+    @staticmethod
+    def _exit(process: subprocess.Popen[bytes], *, wait: bool) -> dict[str, Any]:
+        code = process.wait() if wait else process.returncode
+        return (
+            {"exitCode": code, "signal": None}
+            if code is not None and code >= 0
+            else {"exitCode": None, "signal": "SIGKILL"}
+        )
+
+    def _reply(self, message: dict[str, Any], result: Any) -> None:
+        self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    def _error(self, message: dict[str, Any], code: int, text: str) -> None:
+        self.send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": code, "message": text}})
