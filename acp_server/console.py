@@ -26,7 +26,7 @@ from acp_server.jsonrpc.transport import StdioTransport, console
 
 DEMO_PROMPTS = (
     "What does this project do?",
-    "Plan how to add a --shout flag to the greeter.",
+    "Add a --shout flag to the greeter.",
 )
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 
@@ -42,11 +42,7 @@ class ConsoleClient:
 
     async def handle_request(self, method: str, params: Any) -> Any:
         if method == "session/request_permission":
-            title = params["toolCall"].get("title", "a tool call")
-            self._line(f"? permission for {title}: allowed (demo approves everything)")
-            return {
-                "outcome": {"outcome": "selected", "optionId": params["options"][0]["optionId"]}
-            }
+            return await self._permission(params)
         raise RpcError.method_not_found(method)
 
     async def handle_notification(self, method: str, params: Any) -> None:
@@ -70,8 +66,8 @@ class ConsoleClient:
             self._write(self._style(DIM, text) if kind == "agent_thought_chunk" else text)
         elif kind == "tool_call":
             self._line(f"⏺ {update['title']} ({update.get('kind', 'other')})")
-        elif kind == "tool_call_update" and update.get("status") in ("completed", "failed"):
-            self._line(f"  ⎿ {update['status']}")
+        elif kind == "tool_call_update":
+            self._tool_progress(update)
         elif kind == "plan":
             marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
             self._line(
@@ -80,6 +76,21 @@ class ConsoleClient:
             )
         elif kind == "usage_update":
             self._line(self._style(DIM, f"context: {update['used']:,} / {update['size']:,} tokens"))
+
+    def _tool_progress(self, update: dict[str, Any]) -> None:
+        for content in update.get("content") or []:
+            if content["type"] == "diff":
+                old = (content.get("oldText") or "").splitlines()
+                new = content["newText"].splitlines()
+                removed = [f"  - {line}" for line in old if line not in new]
+                added = [f"  + {line}" for line in new if line not in old]
+                self._line(
+                    self._style(DIM, "\n".join([f"  diff {content['path']}", *removed, *added]))
+                )
+        if update.get("status") in ("completed", "failed"):
+            output = str((update.get("rawOutput") or {}).get("output", ""))
+            first = output.strip().splitlines()[:3]
+            self._line(f"  ⎿ {update['status']}" + "".join(f"\n    {line}" for line in first))
 
     async def _permission(self, params: dict[str, Any]) -> dict[str, Any]:
         title = params["toolCall"].get("title", "a tool call")

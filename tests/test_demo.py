@@ -20,7 +20,8 @@ def test_demo_shows_streamed_thoughts_and_answers(agent_env: dict[str, str]) -> 
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Connected to Heron" in out
-    assert "thinking: The workspace has a README" in out
+    assert "thinking: Let me look at what is in the workspace first." in out
+    assert "HELLO, ADA!" in out  # the edit was applied and the command ran
     assert "This is **greeter**" in out
     assert out.count("[turn ended: end_turn]") == 2
 
