@@ -78,18 +78,19 @@ class ConsoleClient:
             self._line(self._style(DIM, f"context: {update['used']:,} / {update['size']:,} tokens"))
 
     def _tool_progress(self, update: dict[str, Any]) -> None:
-        for content in update.get("content") or []:
+        contents: list[dict[str, Any]] = update.get("content") or []
+        for content in contents:
             if content["type"] == "diff":
-                old = (content.get("oldText") or "").splitlines()
-                new = content["newText"].splitlines()
+                old = str(content.get("oldText") or "").splitlines()
+                new = str(content["newText"]).splitlines()
                 removed = [f"  - {line}" for line in old if line not in new]
                 added = [f"  + {line}" for line in new if line not in old]
                 self._line(
                     self._style(DIM, "\n".join([f"  diff {content['path']}", *removed, *added]))
                 )
         if update.get("status") in ("completed", "failed"):
-            output = str((update.get("rawOutput") or {}).get("output", ""))
-            first = output.strip().splitlines()[:3]
+            raw_output: dict[str, Any] = update.get("rawOutput") or {}
+            first = str(raw_output.get("output", "")).strip().splitlines()[:3]
             self._line(f"  ⎿ {update['status']}" + "".join(f"\n    {line}" for line in first))
 
     async def _permission(self, params: dict[str, Any]) -> dict[str, Any]:
