@@ -64,3 +64,64 @@ def test_an_unknown_provider_is_a_clear_session_error(
         agent.initialize()
         error = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})["error"]
         assert "no-such-script" in error["message"]
+
+
+def test_sessions_offer_the_approval_modes_both_ways(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        result = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})["result"]
+        session_id = result["sessionId"]
+        assert result["modes"]["currentModeId"] == "ask"
+        assert [m["id"] for m in result["modes"]["availableModes"]] == [
+            "ask",
+            "accept-edits",
+            "plan",
+            "full-access",
+        ]
+        [option] = result["configOptions"]
+        assert (
+            option["id"] == "mode"
+            and option["category"] == "mode"
+            and option["currentValue"] == "ask"
+        )
+
+        changed = agent.request(
+            "session/set_config_option",
+            {"sessionId": session_id, "configId": "mode", "value": "plan"},
+        )
+        assert changed["result"]["configOptions"][0]["currentValue"] == "plan"
+        assert (
+            agent.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})[
+                "result"
+            ]
+            == {}
+        )
+        updates = [
+            m["params"]["update"] for m in agent.drain() if m.get("method") == "session/update"
+        ]
+        assert {"sessionUpdate": "current_mode_update", "currentModeId": "plan"} in updates
+        assert {"sessionUpdate": "current_mode_update", "currentModeId": "full-access"} in updates
+
+        bad = agent.request(
+            "session/set_mode", {"sessionId": session_id, "modeId": "yolo"}, check=False
+        )["error"]
+        assert bad["code"] == -32602 and "yolo" in bad["message"]
+        unknown = agent.request(
+            "session/set_config_option",
+            {"sessionId": session_id, "configId": "model", "value": "x"},
+        )["error"]
+        assert unknown["code"] == -32602
+        gone = agent.request("session/set_mode", {"sessionId": "nope", "modeId": "ask"})["error"]
+        assert gone["code"] == -32002
+
+
+def test_the_default_mode_comes_from_the_environment(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    agent_env["HERON_MODE"] = "accept-edits"
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        result = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})["result"]
+    assert result["modes"]["currentModeId"] == "accept-edits"
