@@ -6,7 +6,7 @@ import argparse
 import importlib
 import logging
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -24,6 +24,9 @@ from acp_server.jsonrpc.transport import StdioTransport
 from acp_server.logs import setup_logging, trace_message
 from agent_core.config import Settings, load_settings
 from agent_core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agent_core.loop.agent import Agent
 
 log = logging.getLogger("heron")
 
@@ -88,16 +91,14 @@ def _session_factory(
         from acp_server.bridge.terminal import EditorTerminal
         from acp_server.bridge.updates import to_session_update
         from acp_server.bridge.workspace import EditorWorkspace
-        from agent_core.approvals import Mode, Permissions
+        from agent_core.approvals import Permissions
         from agent_core.config import child_environment
         from agent_core.context.prompt import build_system_prompt
         from agent_core.events import Event
-        from agent_core.loop.agent import Agent
         from agent_core.models.registry import create_model
+        from agent_core.modes import Mode
         from agent_core.permission_rules import JsonRuleStore
         from agent_core.terminal import LocalTerminal
-        from agent_core.tools import default_toolset
-        from agent_core.tools.base import ToolContext
 
         if config_error:
             raise ConfigError(config_error)
@@ -134,31 +135,41 @@ def _session_factory(
             read_via_editor=client.can("fs", "readTextFile"),
             write_via_editor=client.can("fs", "writeTextFile"),
         )
-        agent = Agent(
-            model=model,
-            tools=default_toolset(),
-            system_prompt=build_system_prompt(
-                setup.cwd, setup.additional_directories, date.today()
-            ),
-            tool_context=ToolContext("", workspace, permissions, report, terminal),
-            reasoning_effort=settings.reasoning_effort,
-        )
-        return SessionParts(agent, permissions, terminal)
+
+        def make_agent() -> Agent:
+            from agent_core.loop.agent import Agent
+            from agent_core.tools import default_toolset
+            from agent_core.tools.base import ToolContext
+
+            roots = setup.additional_directories
+            return Agent(
+                model=model,
+                tools=default_toolset(),
+                system_prompt=build_system_prompt(setup.cwd, roots, date.today()),
+                tool_context=ToolContext("", workspace, permissions, report, terminal),
+                reasoning_effort=settings.reasoning_effort,
+            )
+
+        return SessionParts(model, permissions, terminal, make_agent)
 
     return build
 
 
-# What the first `session/new` and prompt need, loaded while the editor is still sending them.
+# What `session/new` needs, loaded while the editor is still sending it (no pydantic here).
 PRELOAD = (
     "acp_server.handlers.prompt",
-    "acp_server.bridge.terminal",
-    "agent_core.tools",
     "acp_server.bridge.approver",
+    "acp_server.bridge.modes",
+    "acp_server.bridge.terminal",
     "acp_server.bridge.workspace",
+    "agent_core.approvals",
     "agent_core.context.prompt",
-    "agent_core.loop.agent",
     "agent_core.models.registry",
+    "agent_core.permission_rules",
+    "agent_core.terminal",
 )
+# What the first prompt needs, loaded once a session exists.
+WARM_UP = ("acp_server.handlers.wire", "agent_core.loop.agent", "agent_core.tools")
 
 
 def _preload() -> None:
@@ -168,6 +179,8 @@ def _preload() -> None:
 
 def _warm_up() -> None:
     """Import and build what the first prompt needs, off the request path."""
+    for module in WARM_UP:
+        importlib.import_module(module)
     from acp_server.handlers import wire
 
     wire.warm_up()

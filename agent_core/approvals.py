@@ -16,17 +16,8 @@ from typing import Literal, Protocol
 
 from agent_core.dangerous import why_dangerous
 from agent_core.events import Location, ToolContent, ToolKind
+from agent_core.modes import Mode
 
-Mode = Literal["ask", "accept-edits", "plan", "full-access"]
-MODE_NAMES: dict[Mode, tuple[str, str]] = {
-    "ask": ("Ask", "Edits and commands need your approval"),
-    "accept-edits": ("Accept edits", "Edits apply at once; commands need your approval"),
-    "plan": ("Plan", "Read-only: the agent reads and plans, and asks to leave plan mode"),
-    "full-access": (
-        "Full access",
-        "No prompts, except for dangerous commands and paths outside the workspace",
-    ),
-}
 Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
 Verdict = Literal["allow", "ask", "deny"]
 SHELL_OPERATORS = (";", "&", "|", "`", "$(", ">", "<", "\n")

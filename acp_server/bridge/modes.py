@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_core.approvals import MODE_NAMES
+from agent_core.modes import MODE_NAMES
 
 MODE_CONFIG_ID = "mode"
 

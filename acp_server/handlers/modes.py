@@ -8,7 +8,7 @@ from acp_server.bridge.modes import MODE_CONFIG_ID, to_config_options
 from acp_server.handlers import wire
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
-from agent_core.approvals import MODE_NAMES, Mode
+from agent_core.modes import MODE_NAMES, Mode
 
 
 async def set_mode(state: ServerState, raw: Any) -> dict[str, Any]:

@@ -33,12 +33,11 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot start a session: {exc}") from exc
     state.sessions[setup.session_id] = Session(setup, parts)
-    agent = parts.agent
-    mode = parts.permissions.mode
+    model, mode = parts.model, parts.permissions.mode
 
     async def warm_up() -> None:  # after the response: what the first prompt will need
         await state.run_once("wire models", state.warm_up)
-        await state.run_once(agent.model.name, agent.model.warm_up)
+        await state.run_once(model.name, model.warm_up)
 
     result = {
         "sessionId": setup.session_id,

@@ -17,6 +17,7 @@ from agent_core.config import Settings
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.approvals import Permissions
     from agent_core.loop.agent import Agent
+    from agent_core.models.base import Model
     from agent_core.terminal import Terminal
 
 
@@ -45,11 +46,16 @@ class SessionSetup:
 
 @dataclass(frozen=True)
 class SessionParts:
-    """What the composition root builds for a session."""
+    """What the composition root builds for a session.
 
-    agent: Agent
+    The agent itself (tools, their pydantic argument models, the loop) is built on first use:
+    ``session/new`` answers without waiting for those imports.
+    """
+
+    model: Model
     permissions: Permissions
     terminal: Terminal
+    make_agent: Callable[[], Agent]
 
 
 class SessionFactory(Protocol):
@@ -61,6 +67,7 @@ class Session:
     setup: SessionSetup
     parts: SessionParts
     turn_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    _agent: Agent | None = None
     turn_scope: anyio.CancelScope | None = None
     cancellations: int = 0  # prompts queued before the latest cancel do not run
 
@@ -70,7 +77,9 @@ class Session:
 
     @property
     def agent(self) -> Agent:
-        return self.parts.agent
+        if self._agent is None:
+            self._agent = self.parts.make_agent()
+        return self._agent
 
     def cancel(self) -> None:
         """Stop the running turn and every prompt queued behind it."""

@@ -41,6 +41,9 @@ class StdioTransport:
         self._outbox: MemoryObjectSendStream[bytes] = send
         self._pending: MemoryObjectReceiveStream[bytes] = receive
         self._closed = False
+        self._queued = 0  # frames handed to send()
+        self._written = 0  # frames the writer has written
+        self._wrote = anyio.Event()  # set (and replaced) after every write
 
     @classmethod
     def claim(cls) -> Self:
@@ -79,7 +82,14 @@ class StdioTransport:
         """Queue one frame (it must end with a newline); the writer task sends it."""
         if self._closed:
             raise TransportClosed
+        self._queued += 1
         await self._outbox.send(frame)
+
+    async def flush(self) -> None:
+        """Wait until every frame queued so far has been written (or the output is gone)."""
+        target = self._queued
+        while self._written < target and not self._closed:
+            await self._wrote.wait()
 
     async def run_writer(self) -> None:
         """Write queued frames until ``close()``; batches whatever is waiting into one write."""
@@ -96,6 +106,10 @@ class StdioTransport:
                 except OSError:
                     self._closed = True  # the peer hung up; drop the rest quietly
                     break
+                finally:
+                    self._written += len(batch)
+                    self._wrote.set()
+                    self._wrote = anyio.Event()
         with contextlib.suppress(OSError):
             os.close(self._out_fd)  # the peer sees end of file
 

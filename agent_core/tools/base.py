@@ -6,15 +6,16 @@ import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_core.approvals import Permissions
 from agent_core.errors import ToolError
 from agent_core.events import Event, ToolKind
 from agent_core.terminal import Terminal
 from agent_core.workspace import Workspace, resolve
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 Reporter = Callable[[Event], Awaitable[None]]
 

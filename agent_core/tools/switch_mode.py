@@ -7,9 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import MODE_NAMES, ApprovalCancelled, ApprovalRequest, Option
+from agent_core.approvals import ApprovalCancelled, ApprovalRequest, Option
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolKind
+from agent_core.modes import MODE_NAMES
 from agent_core.tools.base import ToolContext
 
 

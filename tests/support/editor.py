@@ -14,8 +14,15 @@ from tests.support.raw import RawAgent
 
 
 class FakeEditor(RawAgent):
-    def __init__(self, env: Mapping[str, str], *, fs: bool = True, terminal: bool = True) -> None:
-        super().__init__(env)
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        *,
+        fs: bool = True,
+        terminal: bool = True,
+        check_schema: bool = True,
+    ) -> None:
+        super().__init__(env, check_schema=check_schema)
         self.fs, self.terminal = fs, terminal
         self.buffers: dict[str, str] = {}  # unsaved editor buffers, by absolute path
         self.writes: list[tuple[str, str]] = []  # fs/write_text_file calls, in order
