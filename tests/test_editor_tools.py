@@ -349,4 +349,79 @@ def _sleepers(marker: str) -> list[str]:
 @pytest.fixture(autouse=True)
 def _no_leftover_sleepers() -> Any:
     yield
-    subprocess.run(["pkill", "-f", "sleep 31.4159"], capture_output=True)
+    for marker in ("31.4159", "27.1828", "26.5358"):
+        subprocess.run(["pkill", "-f", f"sleep {marker}"], capture_output=True)
+
+
+def test_local_commands_do_not_see_secrets(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    env = scripted(
+        {**agent_env, "MY_API_KEY": "sk-secret", "DEPLOY_TOKEN": "t0k", "PLAIN_SETTING": "visible"},
+        tmp_path,
+        call("terminal", command="env"),
+    )
+    with FakeEditor(env, terminal=False) as editor:
+        editor.initialize()
+        _, updates = editor.prompt(editor.new_session(workspace), "env")
+    output = final(next(iter(tool_updates(updates, "terminal").values())))["rawOutput"]["output"]
+    assert "PLAIN_SETTING=visible" in output
+    assert "sk-secret" not in output and "t0k" not in output
+
+
+def test_background_processes_can_be_polled_and_killed(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    marker = "27.1828"
+    env = scripted(
+        agent_env,
+        tmp_path,
+        call("terminal", command=f"echo started; sleep {marker}", background=True),
+        call("process", id="bg-1", action="output"),
+        call("process", id="bg-1", action="kill"),
+    )
+    with FakeEditor(env, terminal=False) as editor:
+        editor.initialize()
+        session_id = editor.new_session(workspace)
+        editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
+        _, updates = editor.prompt(session_id, "serve")
+    outputs = [final(v)["rawOutput"]["output"] for v in tool_updates(updates).values()]
+    assert "bg-1" in outputs[0]
+    assert outputs[1].startswith("still running") and "started" in outputs[1]
+    assert outputs[2].startswith("killed by SIG")
+    assert _sleepers(marker) == []
+
+
+def test_background_processes_die_with_the_agent(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    marker = "26.5358"
+    env = scripted(
+        agent_env, tmp_path, call("terminal", command=f"sleep {marker}", background=True)
+    )
+    with FakeEditor(env, terminal=False) as editor:
+        editor.initialize()
+        session_id = editor.new_session(workspace)
+        editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
+        editor.prompt(session_id, "start it")
+        assert _sleepers(marker)
+        assert editor.close() == 0
+    assert _sleepers(marker) == []
+
+
+def test_the_plan_reaches_the_editor_whole_every_time(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    items = [
+        {"content": "read", "status": "completed"},
+        {"content": "edit", "status": "in_progress", "priority": "high"},
+    ]
+    env = scripted(agent_env, tmp_path, call("todo", items=items))
+    with FakeEditor(env) as editor:
+        editor.initialize()
+        _, updates = editor.prompt(editor.new_session(workspace), "plan")
+    [plan] = [u for u in updates if u["sessionUpdate"] == "plan"]
+    assert plan["entries"] == [
+        {"content": "read", "priority": "medium", "status": "completed"},
+        {"content": "edit", "priority": "high", "status": "in_progress"},
+    ]
