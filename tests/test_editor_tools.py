@@ -127,14 +127,14 @@ def test_an_edit_of_a_file_changed_since_it_was_read_is_refused(
         editor.initialize()
         session_id = editor.new_session(workspace)
         editor.answers.append("allow_once")
-        original = editor._answer
+        original = editor.answer
 
         def change_after_read(message: dict[str, Any]) -> None:
             original(message)
             if message["method"] == "fs/read_text_file":
                 editor.buffers[str(workspace / "a.txt")] = "one\nchanged by the user\n"
 
-        editor._answer = change_after_read  # type: ignore[method-assign]
+        editor.answer = change_after_read  # type: ignore[method-assign]
         _, updates = editor.prompt(session_id, "edit")
     [edit] = tool_updates(updates, "edit_file").values()
     assert final(edit)["status"] == "failed"
@@ -324,7 +324,7 @@ def test_cancel_during_a_command_kills_its_process_group(
             }
         )
         request = editor.wait_for(lambda m: m.get("method") == "session/request_permission")
-        editor._answer(request)
+        editor.answer(request)
         editor.wait_for(
             lambda m: m.get("params", {}).get("update", {}).get("status") == "in_progress"
         )

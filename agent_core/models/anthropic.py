@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from agent_core.config import ProviderSettings
-from agent_core.errors import ModelError, ModelUnavailable, StreamInterrupted
+from agent_core.errors import ModelUnavailable, StreamInterrupted
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -26,8 +26,8 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent
-from agent_core.models.catalog import ModelInfo
-from agent_core.models.faults import error_message, from_status
+from agent_core.models.catalog import CataloguedModel, ModelInfo
+from agent_core.models.faults import after_start, error_message, from_status
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -45,27 +45,13 @@ STOP: dict[str | None, FinishReason] = {
 }
 
 
-class AnthropicModel:
+class AnthropicModel(CataloguedModel):
+    provider = "anthropic"
+
     def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
-        self._model_id = model_id
+        super().__init__(model_id, info)
         self._provider = provider
-        self._info = info
         self._client: AsyncAnthropic | None = None
-
-    @property
-    def name(self) -> str:
-        return f"anthropic:{self._model_id}"
-
-    @property
-    def context_window(self) -> int:
-        return self._info.context_window
-
-    @property
-    def accepts_images(self) -> bool:
-        return self._info.images
-
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
-        return self._info.cost(input_tokens, output_tokens)
 
     def warm_up(self) -> None:
         if self._client is None:
@@ -89,17 +75,17 @@ class AnthropicModel:
         except anthropic.APIStatusError as exc:
             message = error_message(exc.body, exc.message)
             status, headers = exc.status_code, exc.response.headers
-            error = from_status("Anthropic", self._model_id, status, message, headers)
-            raise _after_start(error, assembler) from exc
+            error = from_status("Anthropic", self.model_id, status, message, headers)
+            raise after_start(error, assembler.started) from exc
         except (anthropic.APIConnectionError, httpx2.TransportError) as exc:
             error = ModelUnavailable(f"lost the connection to Anthropic: {exc}")
-            raise _after_start(error, assembler) from exc
+            raise after_start(error, assembler.started) from exc
 
     async def _events(
         self, client: AsyncAnthropic, request: ModelRequest, assembler: ResponseAssembler
     ) -> AsyncIterator[StreamEvent]:
         stream = await client.messages.create(
-            **to_anthropic_params(self._model_id, request, self._info), stream=True
+            **to_anthropic_params(self.model_id, request, self.info), stream=True
         )
         tool_ids: dict[int, str] = {}
         usage = Usage()
@@ -199,10 +185,3 @@ def _block(part: Any) -> dict[str, Any] | None:
             }
         case _:
             return None
-
-
-def _after_start(error: ModelError, assembler: ResponseAssembler) -> ModelError:
-    """A fault after output reached the user cannot be retried without repeating it."""
-    if assembler.started and isinstance(error, ModelUnavailable):
-        return StreamInterrupted(f"the response was cut off: {error}")
-    return error

@@ -45,3 +45,28 @@ def describe(provider: str, model_id: str, overrides: ModelSettings | None = Non
         return info
     changes = {k: v for k, v in overrides.fields().items() if v is not None}
     return replace(info, **changes)
+
+
+class CataloguedModel:
+    """What every provider adapter answers from its catalogue entry: name, window, images, cost."""
+
+    provider = ""
+
+    def __init__(self, model_id: str, info: ModelInfo) -> None:
+        self.model_id = model_id
+        self.info = info
+
+    @property
+    def name(self) -> str:
+        return f"{self.provider}:{self.model_id}"
+
+    @property
+    def context_window(self) -> int:
+        return self.info.context_window
+
+    @property
+    def accepts_images(self) -> bool:
+        return self.info.images
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        return self.info.cost(input_tokens, output_tokens)

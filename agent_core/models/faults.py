@@ -6,7 +6,13 @@ import time
 from collections.abc import Mapping
 from typing import Any, cast
 
-from agent_core.errors import ContextOverflow, ModelConfigError, ModelError, ModelUnavailable
+from agent_core.errors import (
+    ContextOverflow,
+    ModelConfigError,
+    ModelError,
+    ModelUnavailable,
+    StreamInterrupted,
+)
 
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 OVERFLOW_HINTS = (
@@ -35,6 +41,13 @@ def from_status(
     if any(hint in message.lower() for hint in OVERFLOW_HINTS):
         return ContextOverflow(detail)
     return ModelError(detail)
+
+
+def after_start(error: ModelError, started: bool) -> ModelError:
+    """A fault after output reached the user cannot be retried without repeating it."""
+    if started and isinstance(error, ModelUnavailable):
+        return StreamInterrupted(f"the response was cut off: {error}")
+    return error
 
 
 def error_message(body: object, fallback: str) -> str:

@@ -24,8 +24,8 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent
-from agent_core.models.catalog import ModelInfo
-from agent_core.models.faults import error_message, from_status
+from agent_core.models.catalog import CataloguedModel, ModelInfo
+from agent_core.models.faults import after_start, error_message, from_status
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -68,39 +68,18 @@ class OpenAIClient:
             error = from_status(
                 self._label, self._model_id, exc.status_code, message, exc.response.headers
             )
-            raise after_start(error, assembler) from exc
+            raise after_start(error, assembler.started) from exc
         except openai.APIConnectionError as exc:
             error = ModelUnavailable(f"cannot reach {self._label}: {exc}")
-            raise after_start(error, assembler) from exc
+            raise after_start(error, assembler.started) from exc
 
 
-def after_start(error: ModelError, assembler: ResponseAssembler) -> ModelError:
-    """A fault after output reached the user cannot be retried without repeating it."""
-    if assembler.started and isinstance(error, ModelUnavailable):
-        return StreamInterrupted(f"the response was cut off: {error}")
-    return error
+class OpenAIResponsesModel(CataloguedModel):
+    provider = "openai"
 
-
-class OpenAIResponsesModel:
     def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
-        self._model_id = model_id
-        self._info = info
+        super().__init__(model_id, info)
         self._openai = OpenAIClient(provider, "OpenAI", model_id)
-
-    @property
-    def name(self) -> str:
-        return f"openai:{self._model_id}"
-
-    @property
-    def context_window(self) -> int:
-        return self._info.context_window
-
-    @property
-    def accepts_images(self) -> bool:
-        return self._info.images
-
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
-        return self._info.cost(input_tokens, output_tokens)
 
     def warm_up(self) -> None:
         self._openai.warm_up()
@@ -108,7 +87,7 @@ class OpenAIResponsesModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         client = await self._openai.client()
         assembler = ResponseAssembler()
-        params = to_responses_params(self._model_id, request, self._info)
+        params = to_responses_params(self.model_id, request, self.info)
         async with self._openai.faults(assembler):
             stream = await client.responses.create(**params, stream=True)
             calls: dict[str, str] = {}  # item id -> call id
@@ -139,11 +118,10 @@ class OpenAIResponsesModel:
                         return
                     elif event.type == "response.failed":
                         error = response_error(event.response.error)
-                        raise after_start(error, assembler)
+                        raise after_start(error, assembler.started)
                     elif event.type == "error":
-                        raise after_start(
-                            ModelError(f"OpenAI stream error: {event.message}"), assembler
-                        )
+                        error = ModelError(f"OpenAI stream error: {event.message}")
+                        raise after_start(error, assembler.started)
         raise StreamInterrupted("OpenAI's stream ended before the response was complete")
 
 

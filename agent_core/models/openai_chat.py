@@ -20,7 +20,7 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent
-from agent_core.models.catalog import ModelInfo
+from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.openai import OpenAIClient
 
 if TYPE_CHECKING:
@@ -35,26 +35,12 @@ FINISH: dict[str | None, FinishReason] = {
 }
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(CataloguedModel):
+    provider = "openai-chat"
+
     def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
-        self._model_id = model_id
-        self._info = info
+        super().__init__(model_id, info)
         self._openai = OpenAIClient(provider, "the Chat Completions server", model_id)
-
-    @property
-    def name(self) -> str:
-        return f"openai-chat:{self._model_id}"
-
-    @property
-    def context_window(self) -> int:
-        return self._info.context_window
-
-    @property
-    def accepts_images(self) -> bool:
-        return self._info.images
-
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
-        return self._info.cost(input_tokens, output_tokens)
 
     def warm_up(self) -> None:
         self._openai.warm_up()
@@ -62,7 +48,7 @@ class OpenAIChatModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         client = await self._openai.client()
         assembler = ResponseAssembler()
-        params = to_chat_params(self._model_id, request, self._info)
+        params = to_chat_params(self.model_id, request, self.info)
         calls: dict[int, str] = {}  # tool-call index -> call id
         finish: str | None = None
         usage = Usage()

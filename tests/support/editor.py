@@ -43,30 +43,8 @@ class FakeEditor(RawAgent):
         with self._lock:
             super().send_raw(data)
 
-    def prompt(
-        self, session_id: str, text: str, timeout: float = 30.0
-    ) -> tuple[str, list[dict[str, Any]]]:
-        """Run a prompt, answering the agent's requests; the stop reason and the updates."""
-        self._next_id += 1
-        request_id = self._next_id
-        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
-        self.send(
-            {"jsonrpc": "2.0", "id": request_id, "method": "session/prompt", "params": params}
-        )
-        updates: list[dict[str, Any]] = []
-        while True:
-            message = self.wait_for(lambda m: True, timeout=timeout)
-            if message.get("id") == request_id and "method" not in message:
-                if "error" in message:
-                    raise AssertionError(f"prompt failed: {message['error']}")
-                return message["result"]["stopReason"], updates
-            if message.get("method") == "session/update":
-                updates.append(message["params"]["update"])
-            elif "method" in message and "id" in message:
-                self.requests.append(message)
-                self._answer(message)
-
-    def _answer(self, message: dict[str, Any]) -> None:
+    def answer(self, message: dict[str, Any]) -> None:
+        self.requests.append(message)
         method, params = message["method"], message["params"]
         if method == "session/request_permission":
             self._reply(message, {"outcome": self._choose(params["options"])})

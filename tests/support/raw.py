@@ -99,6 +99,18 @@ class RawAgent:
                 return message["result"]["stopReason"], updates
             if message.get("method") == "session/update":
                 updates.append(message["params"]["update"])
+            elif "method" in message and "id" in message:
+                self.answer(message)
+
+    def answer(self, message: dict[str, Any]) -> None:
+        """A request from the agent during a prompt; this client offers nothing, so it errs."""
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "error": {"code": -32601, "message": f"Method not found: {message['method']}"},
+            }
+        )
 
     def initialize(self, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
         response = self.request(
