@@ -148,6 +148,7 @@ def _session_factory(
                 system_prompt=build_system_prompt(setup.cwd, roots, date.today()),
                 tool_context=ToolContext("", workspace, permissions, report, terminal),
                 reasoning_effort=settings.reasoning_effort,
+                max_requests=settings.max_turn_requests,
             )
 
         return SessionParts(model, permissions, terminal, make_agent)

@@ -66,6 +66,7 @@ class Settings:
     models: Mapping[str, ModelSettings] = field(default_factory=dict[str, ModelSettings])
     reasoning_effort: str | None = None  # "low" | "medium" | "high"; None leaves it to the model
     keep_environment: frozenset[str] = frozenset()  # secret-looking variables commands may see
+    max_turn_requests: int = 90  # model calls in one turn before it ends with max_turn_requests
 
     @property
     def config_file(self) -> Path:
@@ -113,6 +114,7 @@ def load_settings(
         retry=_retry(_table(file, "retry", "[retry]")),
         models={name: _model(_table(models, name, f'[models."{name}"]'), name) for name in models},
         reasoning_effort=_choice(file, "reasoning_effort", ("low", "medium", "high")),
+        max_turn_requests=int(_number(file, "max_turn_requests", 90, minimum=1)),
         keep_environment=frozenset(
             _strings(_table(file, "terminal", "[terminal]"), "keep_environment")
         ),

@@ -270,3 +270,36 @@ def test_an_unknown_model_is_a_clear_error(
         )
         error = agent.wait_for(lambda m: m.get("id") == "p")["error"]
     assert "model not found" in error["message"] and "Traceback" not in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("stop", "expected"), [("max_tokens", "max_tokens"), ("refusal", "refusal")]
+)
+def test_stop_reasons_reach_the_editor(
+    env: dict[str, str], workspace: Path, fake: FakeLLM, stop: str, expected: str
+) -> None:
+    fake.enqueue(Reply((Text("I will not finish this"),), stop=stop))  # type: ignore[arg-type]
+    agent, session_id = start(env, workspace)
+    with agent:
+        result, _ = agent.prompt(session_id, "go")
+    assert result == expected
+
+
+def test_the_iteration_budget_ends_with_max_turn_requests(
+    env: dict[str, str], workspace: Path, fake: FakeLLM, provider: str
+) -> None:
+    if provider != "anthropic":
+        pytest.skip("the budget is provider-independent; one provider shows it")
+    fake.enqueue(*[Reply((ToolCall("find_files", {"glob": "*.md"}),)) for _ in range(3)])
+    Path(env["HERON_HOME"], "config.toml").write_text("max_turn_requests = 3\n")
+    agent, session_id = start(env, workspace)
+    with agent:
+        result, updates = agent.prompt(session_id, "loop forever")
+    assert result == "max_turn_requests" and len(fake.requests) == 3
+    assert all(
+        u["status"] == "completed"
+        for u in updates
+        if u.get("sessionUpdate") == "tool_call_update"
+        and "status" in u
+        and u["status"] != "in_progress"
+    )
