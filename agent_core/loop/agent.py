@@ -8,7 +8,7 @@ keep history consistent (partial text is kept, dangling tool calls are closed).
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 
@@ -18,33 +18,29 @@ from agent_core.approvals import ApprovalCancelled
 from agent_core.errors import StreamInterrupted
 from agent_core.events import (
     Event,
-    MessageDelta,
     NoticeRaised,
     StopReason,
-    ThoughtDelta,
-    ToolCallStarted,
     ToolCallUpdated,
     TurnEnded,
     UsageUpdated,
 )
 from agent_core.loop.execution import batches, execute, title
-from agent_core.loop.preview import partial_arguments
+from agent_core.loop.translate import translate
 from agent_core.messages import (
     AssistantMessage,
     AssistantPart,
     Message,
-    TextPart,
-    ThinkingPart,
     ToolCallPart,
     ToolResultPart,
     UserMessage,
     UserPart,
 )
-from agent_core.models.base import Model, ModelRequest, ResponseCompleted, StreamEvent, ToolSpec
+from agent_core.models.base import Model, ModelRequest, ResponseCompleted, ToolSpec
 from agent_core.tools.base import ToolContext, Toolset
 
 DEFAULT_MAX_REQUESTS = 90
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
+HistorySink = Callable[[Sequence[Message]], Awaitable[None]]
 FINISH_TO_STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
     "tool_use": "end_turn",
@@ -64,12 +60,17 @@ class Agent:
         history: Sequence[Message] = (),
         max_requests: int = DEFAULT_MAX_REQUESTS,
         reasoning_effort: str | None = None,
+        save: HistorySink | None = None,
     ) -> None:
         self.model = model
         self._tools = tools
         self._system = system_prompt
         self._tool_context = tool_context  # its call_id is filled in per call
-        self._history: list[Message] = list(history)
+        self._history: list[Message] = []
+        for message in history:  # stored pieces merge back exactly as they did live
+            self._add(message)
+        self._save = save
+        self._unsaved: list[Message] = []
         self._max_requests = max_requests
         self._reasoning_effort = reasoning_effort
         self._results: dict[str, ToolResultPart] = {}
@@ -83,8 +84,15 @@ class Agent:
     def history(self) -> tuple[Message, ...]:
         return tuple(self._history)
 
+    async def save(self) -> None:
+        """Hand every message completed since the last save to the sink (the session store)."""
+        if self._save is not None and self._unsaved:
+            pending, self._unsaved = self._unsaved, []
+            await self._save(tuple(pending))
+
     async def run_turn(self, prompt: Sequence[UserPart]) -> AsyncGenerator[Event, None]:
         self._append_user(tuple(prompt))
+        await self.save()
         try:
             for _ in range(self._max_requests):
                 completed: ResponseCompleted | None = None
@@ -100,6 +108,7 @@ class Agent:
                     yield TurnEnded("end_turn")
                     return
                 assert completed is not None, "a model stream must end with ResponseCompleted"
+                await self.save()
                 yield self._usage(completed)
                 calls = completed.message.tool_calls
                 if not calls:
@@ -117,6 +126,7 @@ class Agent:
                     yield TurnEnded("cancelled")
                     return
                 self._close_tool_calls()
+                await self.save()
             yield TurnEnded("max_turn_requests")
         finally:
             self._close_tool_calls()
@@ -134,7 +144,7 @@ class Agent:
             async for event in self.model.stream(request):
                 if isinstance(event, ResponseCompleted):
                     message = AssistantMessage(event.message.parts, message_id)
-                    self._history.append(message)
+                    self._add(message, unsaved=True)
                     done = True
                     for call in message.tool_calls:
                         call_title = title(call.name, call.arguments, self._tools)
@@ -142,47 +152,11 @@ class Agent:
                             call.call_id, title=call_title, arguments=call.arguments
                         )
                     yield event
-                elif (
-                    translated := self._translate(event, message_id, partial, arguments)
-                ) is not None:
+                elif translated := translate(event, message_id, partial, arguments, self._tools):
                     yield translated
         finally:
             if not done and partial:  # a response cut short: keep its text, drop unrun calls
-                self._history.append(AssistantMessage(tuple(partial), message_id))
-
-    def _translate(
-        self,
-        event: StreamEvent,
-        message_id: str,
-        partial: list[AssistantPart],
-        arguments: dict[str, tuple[str, str]],
-    ) -> Event | None:
-        """A model stream event as a turn event, noting what arrived in ``partial``."""
-        if event.kind == "text_delta":
-            _extend(partial, TextPart, event.text)
-            return MessageDelta(message_id, event.text)
-        if event.kind == "thinking_delta":
-            _extend(partial, ThinkingPart, event.text)
-            return ThoughtDelta(message_id, event.text)
-        if event.kind == "tool_call_began":
-            arguments[event.call_id] = (event.name, "")
-            tool = self._tools.get(event.name)
-            kind = tool.kind if tool else "other"
-            return ToolCallStarted(
-                event.call_id, event.name, title(event.name, {}, self._tools), kind
-            )
-        if event.kind == "tool_arguments_delta":
-            name, so_far = arguments[event.call_id]
-            arguments[event.call_id] = (name, so_far + event.json_fragment)
-            preview = partial_arguments(so_far + event.json_fragment)
-            if preview is None or preview == partial_arguments(so_far):
-                return None
-            return ToolCallUpdated(
-                event.call_id, title=title(name, preview, self._tools), arguments=preview
-            )
-        if event.kind == "status_notice":
-            return NoticeRaised(event.severity, event.title, event.description)
-        return None
+                self._add(AssistantMessage(tuple(partial), message_id), unsaved=True)
 
     async def _run_tools(self, calls: tuple[ToolCallPart, ...]) -> AsyncGenerator[Event, None]:
         """Run the calls (consecutive read-only ones concurrently); results stay in call order."""
@@ -222,17 +196,14 @@ class Agent:
         return UsageUpdated(in_context + usage.output_tokens, self.model.context_window, self._cost)
 
     def _append_user(self, parts: tuple[UserPart, ...]) -> None:
+        self._add(UserMessage(parts), unsaved=True)
+
+    def _add(self, message: Message, *, unsaved: bool = False) -> None:
         """Keep strict role alternation: consecutive user content merges into one message."""
-        if self._history and isinstance(last := self._history[-1], UserMessage):
-            self._history[-1] = UserMessage(last.parts + parts)
+        if unsaved:
+            self._unsaved.append(message)
+        last = self._history[-1] if self._history else None
+        if isinstance(message, UserMessage) and isinstance(last, UserMessage):
+            self._history[-1] = UserMessage(last.parts + message.parts)
         else:
-            self._history.append(UserMessage(parts))
-
-
-def _extend(
-    parts: list[AssistantPart], kind: type[TextPart] | type[ThinkingPart], text: str
-) -> None:
-    if parts and type(parts[-1]) is kind:
-        parts[-1] = kind(parts[-1].text + text)  # type: ignore[union-attr]
-    else:
-        parts.append(kind(text))
+            self._history.append(message)

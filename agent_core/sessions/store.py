@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent_core.messages import Message
+
+DisplayItem = dict[str, Any]  # what the editor was shown, opaque to the core (JSON-ready)
 
 
 @dataclass(frozen=True)
@@ -17,20 +18,54 @@ class SessionRecord:
     cwd: Path
     additional_directories: tuple[Path, ...] = ()
     title: str | None = None
-    updated_at: datetime | None = None
+    updated_at: float = 0.0  # seconds since the epoch
+    mode: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    record: SessionRecord
+    messages: tuple[Message, ...]
+    transcript: tuple[DisplayItem, ...]
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    session_id: str
+    title: str | None
+    snippet: str
 
 
 class SessionStore(Protocol):
     async def create(self, record: SessionRecord) -> None: ...
 
-    async def append(self, session_id: str, message: Message) -> None:
-        """Persist one completed message (committed before returning)."""
+    async def update(
+        self, session_id: str, *, title: str | None = None, mode: str | None = None
+    ) -> None:
+        """Change what is given and mark the session as just used."""
         ...
 
-    async def load(self, session_id: str) -> tuple[SessionRecord, Sequence[Message]]:
+    async def append(
+        self, session_id: str, messages: Sequence[Message], transcript: Sequence[DisplayItem]
+    ) -> None:
+        """Persist completed messages and display items; committed before returning."""
+        ...
+
+    async def load(self, session_id: str) -> StoredSession:
         """Raises ``SessionNotFound``."""
+        ...
+
+    async def list(
+        self, *, cwd: Path | None, cursor: str | None, limit: int
+    ) -> tuple[list[SessionRecord], str | None]:
+        """Most recently used first; the cursor for the next page, or None. Raises ``ValueError``
+        for a cursor it did not make."""
         ...
 
     async def delete(self, session_id: str) -> None:
         """Idempotent."""
         ...
+
+    async def search(self, query: str, *, cwd: Path | None, limit: int) -> list[SearchHit]: ...
+
+    async def close(self) -> None: ...

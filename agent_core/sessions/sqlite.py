@@ -1,0 +1,244 @@
+"""``SqliteSessionStore``: sessions in ``$HERON_HOME/sessions.db``.
+
+WAL journal, one connection used by one worker thread at a time (the single writer), every
+append committed before it returns, so a ``kill -9`` loses at most what was still streaming.
+The schema is versioned with ``PRAGMA user_version`` and migrated forward on open.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+
+from agent_core.errors import SessionNotFound
+from agent_core.messages import Message
+from agent_core.sessions.codec import dump_message, load_message, plain_text
+from agent_core.sessions.store import DisplayItem, SearchHit, SessionRecord, StoredSession
+
+T = TypeVar("T")
+
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        cwd TEXT NOT NULL,
+        additional_directories TEXT NOT NULL DEFAULT '[]',
+        title TEXT,
+        mode TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX sessions_by_use ON sessions (updated_at DESC, id);
+    CREATE INDEX sessions_by_cwd ON sessions (cwd, updated_at DESC, id);
+    CREATE TABLE messages (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    CREATE TABLE transcript (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    CREATE VIRTUAL TABLE message_text USING fts5 (session_id UNINDEXED, text);
+    """,
+)
+
+
+class SqliteSessionStore:
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._db: sqlite3.Connection | None = None
+        self._one_at_a_time = anyio.CapacityLimiter(1)
+
+    def open(self) -> None:
+        """Open and migrate (blocking; the server does it in a worker thread at start-up)."""
+        if self._db is not None:
+            return
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable across a killed process
+        db.execute("PRAGMA foreign_keys = ON")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+            db.executescript(f"BEGIN; {script}; PRAGMA user_version = {number}; COMMIT;")
+        self._db = db
+
+    async def create(self, record: SessionRecord) -> None:
+        def run(db: sqlite3.Connection) -> None:
+            now = time.time()
+            extra = json.dumps([str(p) for p in record.additional_directories])
+            db.execute(
+                "INSERT INTO sessions (id, cwd, additional_directories, title, mode,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (record.session_id, str(record.cwd), extra, record.title, record.mode, now, now),
+            )
+
+        await self._run(run)
+
+    async def update(
+        self, session_id: str, *, title: str | None = None, mode: str | None = None
+    ) -> None:
+        def run(db: sqlite3.Connection) -> None:
+            db.execute(
+                "UPDATE sessions SET title = coalesce(?, title), mode = coalesce(?, mode),"
+                " updated_at = ? WHERE id = ?",
+                (title, mode, time.time(), session_id),
+            )
+
+        await self._run(run)
+
+    async def append(
+        self, session_id: str, messages: Sequence[Message], transcript: Sequence[DisplayItem]
+    ) -> None:
+        if not messages and not transcript:
+            return
+
+        def run(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                for table, bodies in (
+                    ("messages", [dump_message(m) for m in messages]),
+                    ("transcript", [json.dumps(t, ensure_ascii=False) for t in transcript]),
+                ):
+                    start = db.execute(
+                        f"SELECT coalesce(max(seq), 0) FROM {table} WHERE session_id = ?",
+                        (session_id,),
+                    ).fetchone()[0]
+                    db.executemany(
+                        f"INSERT INTO {table} (session_id, seq, body) VALUES (?, ?, ?)",
+                        [(session_id, start + i, body) for i, body in enumerate(bodies, 1)],
+                    )
+                texts = [(session_id, text) for m in messages if (text := plain_text(m))]
+                db.executemany("INSERT INTO message_text (session_id, text) VALUES (?, ?)", texts)
+                db.execute(
+                    "UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id)
+                )
+
+        await self._run(run)
+
+    async def load(self, session_id: str) -> StoredSession:
+        def run(db: sqlite3.Connection) -> StoredSession:
+            row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                raise SessionNotFound(session_id)
+            messages = db.execute(
+                "SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+            )
+            transcript = db.execute(
+                "SELECT body FROM transcript WHERE session_id = ? ORDER BY seq", (session_id,)
+            )
+            return StoredSession(
+                _record(row),
+                tuple(load_message(body) for (body,) in messages),
+                tuple(json.loads(body) for (body,) in transcript),
+            )
+
+        return await self._run(run)
+
+    async def list(
+        self, *, cwd: Path | None, cursor: str | None, limit: int
+    ) -> tuple[list[SessionRecord], str | None]:
+        after = _decode_cursor(cursor) if cursor else None
+
+        def run(db: sqlite3.Connection) -> list[Any]:
+            where: list[str] = []
+            args: list[Any] = []
+            if cwd is not None:
+                where.append("cwd = ?")
+                args.append(str(cwd))
+            if after is not None:
+                where.append("(updated_at < ? OR (updated_at = ? AND id > ?))")
+                args += [after[0], after[0], after[1]]
+            sql = "SELECT * FROM sessions" + (f" WHERE {' AND '.join(where)}" if where else "")
+            return db.execute(
+                sql + " ORDER BY updated_at DESC, id LIMIT ?", (*args, limit + 1)
+            ).fetchall()
+
+        rows = await self._run(run)
+        records = [_record(row) for row in rows[:limit]]
+        more = len(rows) > limit
+        return records, _encode_cursor(records[-1]) if more and records else None
+
+    async def delete(self, session_id: str) -> None:
+        def run(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                db.execute("DELETE FROM message_text WHERE session_id = ?", (session_id,))
+                db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+        await self._run(run)
+
+    async def search(self, query: str, *, cwd: Path | None, limit: int) -> list[SearchHit]:
+        def run(db: sqlite3.Connection) -> list[SearchHit]:
+            sql = (
+                "SELECT s.id, s.title, snippet(message_text, 1, '[', ']', '…', 12)"
+                " FROM message_text JOIN sessions s ON s.id = message_text.session_id"
+                " WHERE message_text MATCH ?"
+            )
+            args: list[Any] = [_fts_query(query)]
+            if cwd is not None:
+                sql += " AND s.cwd = ?"
+                args.append(str(cwd))
+            rows = db.execute(sql + " ORDER BY rank LIMIT ?", (*args, limit)).fetchall()
+            return [SearchHit(*row) for row in rows]
+
+        return await self._run(run)
+
+    async def close(self) -> None:
+        if self._db is not None:
+            db, self._db = self._db, None
+            await anyio.to_thread.run_sync(db.close, limiter=self._one_at_a_time)
+
+    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        def in_thread() -> T:
+            self.open()
+            assert self._db is not None
+            return work(self._db)
+
+        return await anyio.to_thread.run_sync(in_thread, limiter=self._one_at_a_time)
+
+
+class _transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        self._db.execute("ROLLBACK" if kind else "COMMIT")
+
+
+def _record(row: Any) -> SessionRecord:
+    session_id, cwd, extra, title, mode, _created, updated = row
+    return SessionRecord(
+        session_id, Path(cwd), tuple(Path(p) for p in json.loads(extra)), title, updated, mode
+    )
+
+
+def _encode_cursor(record: SessionRecord) -> str:
+    return base64.urlsafe_b64encode(
+        json.dumps([record.updated_at, record.session_id]).encode()
+    ).decode()
+
+
+def _decode_cursor(cursor: str) -> tuple[float, str]:
+    try:
+        updated_at, session_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        return float(updated_at), str(session_id)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not a cursor from session/list: {cursor!r}") from exc
+
+
+def _fts_query(query: str) -> str:
+    """Words as quoted terms: user text never becomes FTS5 syntax."""
+    return " ".join('"' + word.replace('"', '""') + '"' for word in query.split()) or '""'
