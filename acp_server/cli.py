@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+from collections.abc import Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ from agent_core.errors import ConfigError
 
 if TYPE_CHECKING:
     from agent_core.loop.agent import Agent
+    from agent_core.messages import Message
+    from agent_core.sessions.store import SessionStore
 
 log = logging.getLogger("heron")
 
@@ -72,23 +75,37 @@ def run_acp(*, model: str | None = None) -> int:
 
 
 def _serve(transport: StdioTransport, settings: Settings, config_error: str | None) -> int:
+    from agent_core.sessions.sqlite import SqliteSessionStore
+
     connection = Connection(transport, trace=trace_message if settings.trace else None)
-    build_session = _session_factory(connection, settings, config_error)
-    state = ServerState(connection, settings, build_session, preload=_preload, warm_up=_warm_up)
+    store = SqliteSessionStore(settings.sessions_db)
+    build_session = _session_factory(connection, settings, store, config_error)
+
+    def preload() -> None:
+        _preload()
+        store.open()  # sqlite and the migrations, before the first session/new needs them
+
+    state = ServerState(
+        connection, settings, build_session, store, preload=preload, warm_up=_warm_up
+    )
     anyio.run(connection.serve, AcpRouter(state))
+    anyio.run(store.close)
     log.info("bye")
     return 0
 
 
 def _session_factory(
-    connection: Connection, settings: Settings, config_error: str | None
+    connection: Connection, settings: Settings, store: SessionStore, config_error: str | None
 ) -> SessionFactory:
-    """How a session is assembled: the model, the tools, and the editor-backed ports."""
+    """How a session is assembled: the model, the tools, the store, the editor-backed ports."""
 
-    def build(setup: SessionSetup, client: ClientInfo) -> SessionParts:
+    def build(
+        setup: SessionSetup, client: ClientInfo, history: Sequence[Message], mode: str | None
+    ) -> SessionParts:
         from acp_server.bridge.approver import EditorApprover
         from acp_server.bridge.modes import to_mode_updates
         from acp_server.bridge.terminal import EditorTerminal
+        from acp_server.bridge.transcript import TranscriptBuilder
         from acp_server.bridge.updates import to_session_update
         from acp_server.bridge.workspace import EditorWorkspace
         from agent_core.approvals import Permissions
@@ -105,20 +122,28 @@ def _session_factory(
         session_id = setup.session_id
         notices = client.can("session", "notices")
 
-        async def notify(update: dict[str, Any]) -> None:
+        transcript = TranscriptBuilder()
+
+        async def send(update: dict[str, Any]) -> None:
+            """Every update of the session goes out here, and into its stored transcript."""
+            transcript.feed(update)
             await connection.notify("session/update", {"sessionId": session_id, "update": update})
 
         async def report(event: Event) -> None:
             if (update := to_session_update(event, notices=notices)) is not None:
-                await notify(update)
+                await send(update)
 
         async def mode_changed(mode: Mode) -> None:
+            await store.update(session_id, mode=mode)
             for update in to_mode_updates(mode):
-                await notify(update)
+                await send(update)
+
+        async def save(messages: Sequence[Message]) -> None:
+            await store.append(session_id, messages, transcript.drain())
 
         model = create_model(settings.model, settings)
         permissions = Permissions(
-            mode=settings.default_mode,  # type: ignore[arg-type]  # validated by load_settings
+            mode=mode or settings.default_mode,  # type: ignore[arg-type]  # validated on the way in
             approver=EditorApprover(connection, session_id),
             rules=JsonRuleStore(settings.permissions_file, setup.cwd),
             on_mode_change=mode_changed,
@@ -147,11 +172,13 @@ def _session_factory(
                 tools=default_toolset(),
                 system_prompt=build_system_prompt(setup.cwd, roots, date.today()),
                 tool_context=ToolContext("", workspace, permissions, report, terminal),
+                history=history,
                 reasoning_effort=settings.reasoning_effort,
                 max_requests=settings.max_turn_requests,
+                save=save,
             )
 
-        return SessionParts(model, permissions, terminal, make_agent)
+        return SessionParts(model, permissions, terminal, make_agent, send, transcript)
 
     return build
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import aclosing
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -18,6 +19,7 @@ from agent_core.events import Event, StopReason, ToolCallStarted, ToolCallUpdate
 from agent_core.messages import UserPart
 
 MAX_LINKED_BYTES = 256 * 1024
+TITLE_CHARS = 60
 
 
 async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
@@ -35,7 +37,17 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
     async with session.turn_lock:
         if session.cancellations != ticket:  # cancelled while queued: do not run stale work
             return {"stopReason": "cancelled"}
-        return {"stopReason": await _run_turn(state, session, parts)}
+        session.parts.transcript.user_prompt(blocks)
+        try:
+            stop = await _run_turn(state, session, parts)
+        finally:
+            with anyio.CancelScope(shield=True):  # what happened is saved, however it ended
+                await session.agent.save()
+                await state.store.append(
+                    session.id, (), session.parts.transcript.drain(finished=True)
+                )
+        await _name_the_session(state, session, blocks)
+        return {"stopReason": stop}
 
 
 async def cancel(state: ServerState, raw: Any) -> None:
@@ -58,14 +70,14 @@ async def _run_turn(
                         continue
                     _track(event, unfinished)
                     if (update := to_session_update(event, notices=notices)) is not None:
-                        await state.notify_update(session.id, update)
+                        await session.parts.send(update)
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, str(exc)) from exc
     finally:
         session.turn_scope = None
         for call_id in sorted(unfinished):  # never leave a tool call spinning in the editor
             closing = ToolCallUpdated(call_id, status="failed", output="Stopped: the turn ended.")
-            await state.notify_update(session.id, to_tool_call_update(closing))
+            await session.parts.send(to_tool_call_update(closing))
     return "cancelled" if scope.cancelled_caught else stop
 
 
@@ -74,6 +86,23 @@ def _track(event: Event, unfinished: set[str]) -> None:
         unfinished.add(event.call_id)
     elif isinstance(event, ToolCallUpdated) and event.status in ("completed", "failed"):
         unfinished.discard(event.call_id)
+
+
+async def _name_the_session(
+    state: ServerState, session: Session, blocks: list[dict[str, Any]]
+) -> None:
+    """After the first exchange, the session gets a title: its first prompt's first line."""
+    if session.titled:
+        return
+    session.titled = True
+    text = next((b["text"] for b in blocks if b.get("type") == "text" and b["text"].strip()), "")
+    title = " ".join(text.strip().splitlines()[0].split())[:TITLE_CHARS] if text else "Untitled"
+    await state.store.update(session.id, title=title)
+    updated_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    await state.notify_update(
+        session.id,
+        {"sessionUpdate": "session_info_update", "title": title, "updatedAt": updated_at},
+    )
 
 
 async def _read_linked(uri: str) -> str:

@@ -12,6 +12,7 @@ from acp_server.handlers.state import ServerState, Session, SessionSetup
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
+from agent_core.sessions.store import SessionRecord
 
 
 async def new_session(state: ServerState, raw: Any) -> Reply:
@@ -29,11 +30,14 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
     if not has_credentials(state):
         raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
     try:
-        parts = state.build_session(setup, state.client)
+        parts = state.build_session(setup, state.client, (), None)
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot start a session: {exc}") from exc
+    mode = parts.permissions.mode
+    record = SessionRecord(setup.session_id, setup.cwd, setup.additional_directories, mode=mode)
+    await state.store.create(record)
     state.sessions[setup.session_id] = Session(setup, parts)
-    model, mode = parts.model, parts.permissions.mode
+    model = parts.model
 
     async def warm_up() -> None:  # after the response: what the first prompt will need
         await state.run_once("wire models", state.warm_up)

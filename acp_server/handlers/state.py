@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -15,9 +15,12 @@ from acp_server.jsonrpc.values import as_object
 from agent_core.config import Settings
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
+    from acp_server.bridge.transcript import TranscriptBuilder
     from agent_core.approvals import Permissions
     from agent_core.loop.agent import Agent
+    from agent_core.messages import Message
     from agent_core.models.base import Model
+    from agent_core.sessions.store import SessionStore
     from agent_core.terminal import Terminal
 
 
@@ -56,10 +59,14 @@ class SessionParts:
     permissions: Permissions
     terminal: Terminal
     make_agent: Callable[[], Agent]
+    send: Callable[[dict[str, Any]], Awaitable[None]]  # a session/update, also kept for replay
+    transcript: TranscriptBuilder
 
 
 class SessionFactory(Protocol):
-    def __call__(self, setup: SessionSetup, client: ClientInfo) -> SessionParts: ...
+    def __call__(
+        self, setup: SessionSetup, client: ClientInfo, history: Sequence[Message], mode: str | None
+    ) -> SessionParts: ...
 
 
 @dataclass
@@ -70,6 +77,7 @@ class Session:
     _agent: Agent | None = None
     turn_scope: anyio.CancelScope | None = None
     cancellations: int = 0  # prompts queued before the latest cancel do not run
+    titled: bool = False  # set after the first exchange (or when loaded with a title)
 
     @property
     def id(self) -> str:
@@ -93,6 +101,7 @@ class ServerState:
     connection: Connection
     settings: Settings
     build_session: SessionFactory
+    store: SessionStore
     preload: Callable[[], None] = lambda: None  # once `initialize` is answered: the turn machinery
     warm_up: Callable[[], None] = lambda: None  # once a session exists: what prompts need
     client: ClientInfo = field(default_factory=ClientInfo)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -59,20 +60,34 @@ class SqliteSessionStore:
         self._path = path
         self._db: sqlite3.Connection | None = None
         self._one_at_a_time = anyio.CapacityLimiter(1)
+        self._opening = threading.Lock()
 
     def open(self) -> None:
         """Open and migrate (blocking; the server does it in a worker thread at start-up)."""
-        if self._db is not None:
-            return
+        with self._opening:
+            if self._db is None:
+                self._db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
         self._path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable across a killed process
         db.execute("PRAGMA foreign_keys = ON")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-            db.executescript(f"BEGIN; {script}; PRAGMA user_version = {number}; COMMIT;")
-        self._db = db
+        db.execute("PRAGMA busy_timeout = 5000")  # other Heron processes share the file
+        for number, script in enumerate(MIGRATIONS, start=1):
+            if db.execute("PRAGMA user_version").fetchone()[0] >= number:
+                continue
+            try:
+                db.executescript(
+                    f"BEGIN IMMEDIATE; {script}; PRAGMA user_version = {number}; COMMIT;"
+                )
+            except sqlite3.OperationalError:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                if db.execute("PRAGMA user_version").fetchone()[0] < number:
+                    raise  # not another process migrating at the same moment: a real failure
+        return db
 
     async def create(self, record: SessionRecord) -> None:
         def run(db: sqlite3.Connection) -> None:
