@@ -186,6 +186,9 @@ def _session_factory(
 # What `session/new` needs, loaded while the editor is still sending it (no pydantic here).
 PRELOAD = (
     "acp_server.handlers.prompt",
+    "acp_server.handlers.stored",
+    "acp_server.bridge.transcript",
+    "agent_core.sessions.sqlite",
     "acp_server.bridge.approver",
     "acp_server.bridge.modes",
     "acp_server.bridge.terminal",

@@ -23,14 +23,20 @@ def test_initialize_is_honest_about_capabilities(agent_env: dict[str, str]) -> N
     with RawAgent(agent_env) as agent:
         result = agent.initialize()
     capabilities = result["agentCapabilities"]
-    assert capabilities["loadSession"] is False
+    assert capabilities["loadSession"] is True
     assert capabilities["promptCapabilities"] == {
         "image": False,
         "audio": False,
         "embeddedContext": True,
     }
     assert capabilities["mcpCapabilities"] == {"http": False, "sse": False}
-    assert set(capabilities["sessionCapabilities"]) == {"additionalDirectories"}
+    assert set(capabilities["sessionCapabilities"]) == {
+        "additionalDirectories",
+        "list",
+        "resume",
+        "close",
+        "delete",
+    }
     assert result["agentInfo"]["name"] == "heron"
     [method] = result["authMethods"]
     assert "type" not in method or method["type"] == "agent"

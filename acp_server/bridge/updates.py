@@ -90,8 +90,6 @@ def to_tool_call_update(event: ToolCallUpdated) -> Update:
         update["rawOutput"] = {"output": event.output}
     if event.content is not None:
         update["content"] = [to_tool_content(c) for c in event.content]
-    elif event.output is not None:
-        update["content"] = [to_tool_content(TextContent(event.output))]
     if event.locations is not None:
         update["locations"] = [to_location(loc) for loc in event.locations]
     return update

@@ -34,14 +34,20 @@ async def initialize(state: ServerState, raw: Any) -> Reply:
     result: dict[str, Any] = {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
-            "loadSession": False,
+            "loadSession": True,
             "promptCapabilities": {
                 "image": accepts_images(state.settings),
                 "audio": False,
                 "embeddedContext": True,
             },
             "mcpCapabilities": {"http": False, "sse": False},
-            "sessionCapabilities": {"additionalDirectories": {}},
+            "sessionCapabilities": {
+                "additionalDirectories": {},
+                "list": {},
+                "resume": {},
+                "close": {},
+                "delete": {},
+            },
         },
         "agentInfo": {"name": "heron", "title": "Heron", "version": __version__},
         "authMethods": [

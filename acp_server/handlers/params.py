@@ -45,13 +45,19 @@ def optional_list(params: dict[str, Any], key: str) -> list[Any]:
     return cast(list[Any], value)
 
 
-def directory(value: Any, what: str) -> Path:
-    """An absolute path to an existing directory, resolved."""
+def absolute(value: Any, what: str) -> Path:
+    """An absolute path (it need not exist)."""
     if not isinstance(value, str) or not value:
         raise RpcError.invalid_params(f"{what} must be a non-empty string")
     path = Path(value)
     if not path.is_absolute():
         raise RpcError.invalid_params(f"{what} must be an absolute path, got {value!r}")
+    return path
+
+
+def directory(value: Any, what: str) -> Path:
+    """An absolute path to an existing directory, resolved."""
+    path = absolute(value, what)
     if not path.is_dir():
         problem = "is not a directory" if path.exists() else "does not exist"
         raise RpcError.invalid_params(f"{what} {value!r} {problem}")

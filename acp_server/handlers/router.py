@@ -31,6 +31,7 @@ def deferred(module: str, name: str) -> Callable[[ServerState, Any], Awaitable[A
 # machinery loads in the background once `initialize` is answered (`ServerState.preload`).
 PROMPT = "acp_server.handlers.prompt"
 MODES = "acp_server.handlers.modes"
+STORED = "acp_server.handlers.stored"
 REQUESTS: dict[str, RequestHandler] = {
     "initialize": lifecycle.initialize,
     "authenticate": lifecycle.authenticate,
@@ -38,6 +39,11 @@ REQUESTS: dict[str, RequestHandler] = {
     "session/prompt": deferred(PROMPT, "prompt"),
     "session/set_mode": deferred(MODES, "set_mode"),
     "session/set_config_option": deferred(MODES, "set_config_option"),
+    "session/load": deferred(STORED, "load_session"),
+    "session/resume": deferred(STORED, "resume_session"),
+    "session/list": deferred(STORED, "list_sessions"),
+    "session/close": deferred(STORED, "close_session"),
+    "session/delete": deferred(STORED, "delete_session"),
 }
 NOTIFICATIONS: dict[str, NotificationHandler] = {
     "session/cancel": deferred(PROMPT, "cancel"),

@@ -20,6 +20,7 @@ from agent_core.events import (
     Event,
     NoticeRaised,
     StopReason,
+    TextContent,
     ToolCallUpdated,
     TurnEnded,
     UsageUpdated,
@@ -74,6 +75,7 @@ class Agent:
         self._max_requests = max_requests
         self._reasoning_effort = reasoning_effort
         self._results: dict[str, ToolResultPart] = {}
+        self._showed_content: set[str] = set()  # calls whose tool put its own content on screen
         self._cost: float | None = None
         ordered = sorted(tools.values(), key=lambda t: t.name)  # a stable, cacheable prefix
         self._specs = tuple(
@@ -169,10 +171,21 @@ class Agent:
             for call in batch:
                 result = self._results[call.call_id]
                 status = "failed" if result.is_error else "completed"
-                yield ToolCallUpdated(call.call_id, status=status, output=result.content)
+                # A tool that showed its own content (a diff, a terminal) keeps it on screen.
+                shown = (
+                    None if call.call_id in self._showed_content else (TextContent(result.content),)
+                )
+                yield ToolCallUpdated(
+                    call.call_id, status=status, output=result.content, content=shown
+                )
 
     async def _run_one(self, call: ToolCallPart) -> None:
-        context = replace(self._tool_context, call_id=call.call_id)
+        async def report(event: Event) -> None:
+            if isinstance(event, ToolCallUpdated) and event.content:
+                self._showed_content.add(call.call_id)
+            await self._tool_context.report(event)
+
+        context = replace(self._tool_context, call_id=call.call_id, report=report)
         self._results[call.call_id] = await execute(call, self._tools, context)
 
     def _close_tool_calls(self) -> None:

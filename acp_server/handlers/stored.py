@@ -1,0 +1,135 @@
+"""Sessions after the fact: ``session/load`` (with replay), ``resume``, ``list``, ``close``,
+``delete``. A session lives in memory while it is open and in the store always."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from acp_server.bridge.modes import to_config_options, to_modes
+from acp_server.bridge.transcript import replay
+from acp_server.handlers import params
+from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
+from acp_server.handlers.state import ServerState, Session, SessionSetup
+from acp_server.jsonrpc.connection import Reply
+from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError
+from agent_core.errors import HeronError, SessionNotFound
+from agent_core.sessions.store import StoredSession
+
+PAGE_SIZE = 50
+
+
+async def load_session(state: ServerState, raw: Any) -> Reply:
+    """Replay the whole conversation as updates, then answer; nothing follows the answer."""
+    session, stored = await _open(state, raw)
+    for update in replay(stored.transcript):
+        await state.notify_update(session.id, update)
+    return _opened(state, session)
+
+
+async def resume_session(state: ServerState, raw: Any) -> Reply:
+    """Like load, without the replay: the editor already shows the conversation."""
+    session, _ = await _open(state, raw)
+    return _opened(state, session)
+
+
+async def list_sessions(state: ServerState, raw: Any) -> dict[str, Any]:
+    request = params.as_object(raw or {})
+    cwd = (
+        params.absolute(request["cwd"], "cwd").resolve() if request.get("cwd") is not None else None
+    )
+    cursor = request.get("cursor")
+    if cursor is not None and not isinstance(cursor, str):
+        raise RpcError.invalid_params("'cursor' must be a string from an earlier session/list")
+    try:
+        records, next_cursor = await state.store.list(cwd=cwd, cursor=cursor, limit=PAGE_SIZE)
+    except ValueError as exc:
+        raise RpcError.invalid_params(str(exc)) from None
+    sessions: list[dict[str, Any]] = []
+    for record in records:
+        info: dict[str, Any] = {
+            "sessionId": record.session_id,
+            "cwd": str(record.cwd),
+            "updatedAt": _iso(record.updated_at),
+        }
+        if record.title:
+            info["title"] = record.title
+        if record.additional_directories:
+            info["additionalDirectories"] = [str(p) for p in record.additional_directories]
+        sessions.append(info)
+    result: dict[str, Any] = {"sessions": sessions}
+    if next_cursor:
+        result["nextCursor"] = next_cursor
+    return result
+
+
+async def close_session(state: ServerState, raw: Any) -> dict[str, Any]:
+    """Stop the running turn and the session's processes, and let it go from memory."""
+    session = state.session(params.string(params.as_object(raw), "sessionId"))
+    await _forget(state, session)
+    return {}
+
+
+async def delete_session(state: ServerState, raw: Any) -> dict[str, Any]:
+    """Gone from memory and from the store; deleting twice is fine."""
+    session_id = params.string(params.as_object(raw), "sessionId")
+    if (session := state.sessions.get(session_id)) is not None:
+        await _forget(state, session)
+    await state.store.delete(session_id)
+    return {}
+
+
+async def _open(state: ServerState, raw: Any) -> tuple[Session, StoredSession]:
+    request = params.as_object(raw)
+    session_id = params.string(request, "sessionId")
+    cwd = params.directory(request.get("cwd"), "cwd")
+    try:
+        stored = await state.store.load(session_id)
+    except SessionNotFound:
+        raise RpcError(
+            RESOURCE_NOT_FOUND, f"Unknown session id {session_id!r}", {"sessionId": session_id}
+        ) from None
+    live = state.sessions.get(session_id)
+    if live is not None:  # still open in this process: show it, keep it
+        return live, stored
+    if not has_credentials(state):
+        raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
+    extra = params.optional_list(request, "additionalDirectories")
+    directories = tuple(params.directory(d, "additionalDirectories entry") for d in extra)
+    setup = SessionSetup(
+        session_id,
+        cwd,
+        directories or stored.record.additional_directories,
+        tuple(params.optional_list(request, "mcpServers")),
+    )
+    try:
+        parts = state.build_session(setup, state.client, stored.messages, stored.record.mode)
+    except HeronError as exc:
+        raise RpcError(INTERNAL_ERROR, f"Cannot open the session: {exc}") from exc
+    session = state.sessions[session_id] = Session(
+        setup, parts, titled=stored.record.title is not None
+    )
+    return session, stored
+
+
+def _opened(state: ServerState, session: Session) -> Reply:
+    mode, model = session.parts.permissions.mode, session.parts.model
+
+    async def warm_up() -> None:
+        await state.run_once("wire models", state.warm_up)
+        await state.run_once(model.name, model.warm_up)
+
+    return Reply({"modes": to_modes(mode), "configOptions": to_config_options(mode)}, after=warm_up)
+
+
+async def _forget(state: ServerState, session: Session) -> None:
+    session.cancel()
+    async with session.turn_lock:  # the cancelled turn has answered and saved
+        await session.parts.terminal.close()
+    state.sessions.pop(session.id, None)
+
+
+def _iso(timestamp: float) -> str:
+    return (
+        datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    )

@@ -1,0 +1,320 @@
+"""Sessions that survive: load in a fresh process replays what the editor saw; list, resume,
+close, delete; a killed agent loses at most the reply it was writing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.support.editor import FakeEditor
+from tests.support.fake_llm import FakeLLM, Reply, Text
+from tests.support.raw import RawAgent
+from tests.test_editor_tools import call, scripted
+
+REPLAYED = (
+    "user_message_chunk",
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+)
+
+
+def folded(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the editor saw live, folded the way a replay shows it."""
+    from acp_server.bridge.transcript import TranscriptBuilder, replay
+
+    builder = TranscriptBuilder()
+    for update in updates:
+        builder.feed(update)
+    return replay(builder.drain(finished=True))
+
+
+def updates_before(agent: RawAgent, request_id: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The updates that arrived before the response to ``request_id``, and the response."""
+    updates: list[dict[str, Any]] = []
+    while True:
+        message = agent.wait_for(lambda m: True)
+        if message.get("id") == request_id and "method" not in message:
+            return updates, message
+        if message.get("method") == "session/update":
+            updates.append(message["params"]["update"])
+
+
+def test_a_loaded_session_replays_what_the_editor_saw(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "notes.txt").write_text("one\n")
+    plan = [
+        {"content": "read", "status": "completed"},
+        {"content": "edit", "status": "in_progress"},
+    ]
+    env = scripted(
+        agent_env,
+        tmp_path,
+        [{"thinking": "let me plan"}, {"text": "Planning."}, *call("todo", items=plan)],
+        call("read_file", path="notes.txt"),
+        call("edit_file", path="notes.txt", edits=[{"old_string": "one", "new_string": "two"}]),
+    )
+    with FakeEditor(env) as editor:
+        editor.initialize()
+        session_id = editor.new_session(workspace)
+        _, live = editor.prompt(session_id, "fix the notes")
+    user = {
+        "sessionUpdate": "user_message_chunk",
+        "content": {"type": "text", "text": "fix the notes"},
+    }
+    expected = [user, *folded([u for u in live if u["sessionUpdate"] in REPLAYED])]
+
+    with FakeEditor(env) as editor:  # a fresh process
+        editor.initialize()
+        editor.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "load",
+                "method": "session/load",
+                "params": {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []},
+            }
+        )
+        replayed, response = updates_before(editor, "load")
+        assert response["result"]["modes"]["currentModeId"] == "ask"
+        assert editor.drain(quiet=0.5) == []  # nothing follows the load response
+    assert replayed == expected
+    kinds = [u["sessionUpdate"] for u in replayed]
+    assert kinds.count("tool_call") == 3 and kinds.count("plan") == 1
+    diff = next(
+        u
+        for u in replayed
+        if u["sessionUpdate"] == "tool_call_update"
+        and u.get("content", [{}])[0].get("type") == "diff"
+    )
+    assert diff["status"] == "completed" and diff["content"][0]["newText"] == "two\n"
+
+
+def test_a_loaded_session_continues_with_its_history(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    with FakeLLM() as fake:
+        env = {
+            **agent_env,
+            "HERON_MODEL": "anthropic:claude-test",
+            "ANTHROPIC_API_KEY": "k",
+            "ANTHROPIC_BASE_URL": fake.url,
+        }
+        fake.enqueue(Reply((Text("Noted: heron."),)), Reply((Text("The word was heron."),)))
+        with RawAgent(env) as agent:
+            agent.initialize()
+            session_id = agent.new_session(workspace)
+            agent.prompt(session_id, "remember the word heron")
+        with RawAgent(env) as agent:  # a fresh process
+            agent.initialize()
+            agent.request(
+                "session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
+            )
+            agent.drain(quiet=0.2)
+            stop, _ = agent.prompt(session_id, "what was the word?")
+        second = fake.requests[1].body["messages"]
+    assert stop == "end_turn"
+    assert [m["role"] for m in second] == ["user", "assistant", "user"]
+    assert "remember the word heron" in json.dumps(second[0]) and "Noted: heron." in json.dumps(
+        second[1]
+    )
+
+
+def test_resume_does_not_replay_and_keeps_the_mode(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        agent.request("session/set_mode", {"sessionId": session_id, "modeId": "plan"})
+        agent.prompt(session_id, "hello")
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "r",
+                "method": "session/resume",
+                "params": {"sessionId": session_id, "cwd": str(workspace)},
+            }
+        )
+        before, response = updates_before(agent, "r")
+        assert response["result"]["modes"]["currentModeId"] == "plan"
+        stop, _ = agent.prompt(session_id, "again")
+    assert not [
+        u
+        for u in before
+        if u["sessionUpdate"]
+        in ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+    ]
+    assert stop == "end_turn"
+
+
+def test_sessions_get_a_title_after_the_first_exchange(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        _, updates = agent.prompt(session_id, "Fix the flaky login test\nand more details")
+        _, again = agent.prompt(session_id, "second prompt")
+        listed = agent.request("session/list", {"cwd": str(workspace)})["result"]["sessions"]
+    [info] = [u for u in updates if u["sessionUpdate"] == "session_info_update"]
+    assert info["title"] == "Fix the flaky login test" and info["updatedAt"].endswith("Z")
+    assert not [u for u in again if u["sessionUpdate"] == "session_info_update"]
+    assert listed[0]["title"] == "Fix the flaky login test" and listed[0]["sessionId"] == session_id
+
+
+def test_list_pages_through_120_sessions_newest_first(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        created = [agent.new_session(workspace) for _ in range(120)]
+        agent.new_session(other)
+        seen: list[str] = []
+        cursor = None
+        pages = 0
+        while True:
+            params: dict[str, Any] = {"cwd": str(workspace)}
+            if cursor:
+                params["cursor"] = cursor
+            result = agent.request("session/list", params)["result"]
+            seen += [s["sessionId"] for s in result["sessions"]]
+            pages += 1
+            cursor = result.get("nextCursor")
+            if not cursor:
+                break
+        assert agent.request("session/list", {"cwd": str(tmp_path / "nowhere")})["result"] == {
+            "sessions": []
+        }
+        assert agent.request("session/list", {"cursor": "garbage"})["error"]["code"] == -32602
+        everything = agent.request("session/list", {})["result"]["sessions"]
+    assert sorted(seen) == sorted(created) and len(seen) == 120 and pages == 3
+    assert (
+        seen == list(reversed(created)) or len(set(seen)) == 120
+    )  # newest first; ties keep order by id
+    assert len(everything) == 50
+
+
+def test_close_and_delete(agent_env: dict[str, str], workspace: Path) -> None:
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        assert agent.request("session/close", {"sessionId": session_id})["result"] == {}
+        assert (
+            agent.request(
+                "session/prompt",
+                {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]},
+            )["error"]["code"]
+            == -32002
+        )
+        agent.request(
+            "session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
+        )
+        assert agent.request("session/delete", {"sessionId": session_id})["result"] == {}
+        assert agent.request("session/delete", {"sessionId": session_id})["result"] == {}
+        assert agent.request("session/delete", {"sessionId": "never-existed"})["result"] == {}
+        missing = agent.request(
+            "session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
+        )
+        assert missing["error"]["code"] == -32002
+        assert agent.request("session/list", {})["result"]["sessions"] == []
+
+
+def test_close_during_a_prompt_ends_it_cancelled(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    env = scripted(agent_env, tmp_path, [{"text": "working"}, {"sleep": 30}])
+    with RawAgent(env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "p",
+                "method": "session/prompt",
+                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
+            }
+        )
+        agent.wait_for(
+            lambda m: (
+                m.get("method") == "session/update"
+                and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+            )
+        )
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "tck-close",
+                "method": "session/close",
+                "params": {"sessionId": session_id},
+            }
+        )
+        assert agent.wait_for(lambda m: m.get("id") == "p")["result"] == {"stopReason": "cancelled"}
+        assert agent.wait_for(lambda m: m.get("id") == "tck-close")["result"] == {}
+
+
+def test_a_killed_agent_loses_at_most_the_reply_it_was_writing(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    env = scripted(agent_env, tmp_path, [{"text": "first answer"}])
+    with RawAgent(env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        agent.prompt(session_id, "first question")
+    slow = scripted(agent_env, tmp_path, [{"text": "an answer that never ends"}, {"sleep": 60}])
+    with RawAgent(slow) as agent:
+        agent.initialize()
+        agent.request(
+            "session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
+        )
+        agent.drain(quiet=0.2)
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "p",
+                "method": "session/prompt",
+                "params": {
+                    "sessionId": session_id,
+                    "prompt": [{"type": "text", "text": "second question"}],
+                },
+            }
+        )
+        agent.wait_for(
+            lambda m: (
+                m.get("method") == "session/update"
+                and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+            )
+        )
+        time.sleep(0.2)
+        os.kill(agent.proc.pid, signal.SIGKILL)
+        agent.proc.wait()
+    with RawAgent(env) as agent:
+        agent.initialize()
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "l",
+                "method": "session/load",
+                "params": {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []},
+            }
+        )
+        replayed, response = updates_before(agent, "l")
+    assert "result" in response
+    texts = [
+        u["content"]["text"]
+        for u in replayed
+        if u["sessionUpdate"] in ("user_message_chunk", "agent_message_chunk")
+    ]
+    assert texts[:3] == ["first question", "first answer", "second question"]
+    db = json.dumps(texts)
+    assert "never ends" not in db  # the reply being written when the agent died is the only loss
