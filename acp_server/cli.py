@@ -75,15 +75,15 @@ def run_acp(*, model: str | None = None) -> int:
 
 
 def _serve(transport: StdioTransport, settings: Settings, config_error: str | None) -> int:
-    from agent_core.sessions.sqlite import SqliteSessionStore
+    from agent_core.sessions.sqlite import SqliteSessionStore  # cheap: sqlite loads on open()
 
     connection = Connection(transport, trace=trace_message if settings.trace else None)
     store = SqliteSessionStore(settings.sessions_db)
     build_session = _session_factory(connection, settings, store, config_error)
 
     def preload() -> None:
-        _preload()
         store.open()  # sqlite and the migrations, before the first session/new needs them
+        _preload()
 
     state = ServerState(
         connection, settings, build_session, store, preload=preload, warm_up=_warm_up
@@ -183,21 +183,22 @@ def _session_factory(
     return build
 
 
-# What `session/new` needs, loaded while the editor is still sending it (no pydantic here).
+# Loaded while the editor is still sending `session/new` (no pydantic here): first what
+# `session/new` itself needs, then what the first prompt and the session methods need.
 PRELOAD = (
+    "agent_core.approvals",
+    "agent_core.permission_rules",
+    "agent_core.models.registry",
+    "agent_core.terminal",
+    "agent_core.context.prompt",
+    "agent_core.sessions.store",
+    "acp_server.bridge.approver",
+    "acp_server.bridge.terminal",
+    "acp_server.bridge.transcript",
+    "acp_server.bridge.workspace",
+    "agent_core.sessions.codec",
     "acp_server.handlers.prompt",
     "acp_server.handlers.stored",
-    "acp_server.bridge.transcript",
-    "agent_core.sessions.sqlite",
-    "acp_server.bridge.approver",
-    "acp_server.bridge.modes",
-    "acp_server.bridge.terminal",
-    "acp_server.bridge.workspace",
-    "agent_core.approvals",
-    "agent_core.context.prompt",
-    "agent_core.models.registry",
-    "agent_core.permission_rules",
-    "agent_core.terminal",
 )
 # What the first prompt needs, loaded once a session exists.
 WARM_UP = ("acp_server.handlers.wire", "agent_core.loop.agent", "agent_core.tools")

@@ -8,6 +8,7 @@ can cost a disk.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 DANGEROUS: tuple[tuple[str, str], ...] = (
     (r"\brm\s+(-[a-z]*r[a-z]*f|-[a-z]*f[a-z]*r|-r\s+-f|-f\s+-r|--recursive)", "recursive delete"),
@@ -67,12 +68,17 @@ DANGEROUS: tuple[tuple[str, str], ...] = (
     (r">\s*~?/?\.(bashrc|zshrc|profile|bash_profile)\b", "overwriting shell start-up files"),
     (r"\beval\s+\"?\$\((curl|wget)", "evaluating a download"),
 )
-_COMPILED = tuple((re.compile(pattern, re.IGNORECASE), reason) for pattern, reason in DANGEROUS)
+
+
+@cache
+def _compiled() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Compiled on first use: compiling them all costs start-up time no session needs yet."""
+    return tuple((re.compile(pattern, re.IGNORECASE), reason) for pattern, reason in DANGEROUS)
 
 
 def why_dangerous(command: str) -> str | None:
     """The reason ``command`` needs a human's eyes in every mode, or None."""
-    for pattern, reason in _COMPILED:
+    for pattern, reason in _compiled():
         if pattern.search(command):
             return reason
     return None

@@ -12,7 +12,6 @@ from acp_server.handlers.state import ServerState, Session, SessionSetup
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
-from agent_core.sessions.store import SessionRecord
 
 
 async def new_session(state: ServerState, raw: Any) -> Reply:
@@ -33,6 +32,8 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
         parts = state.build_session(setup, state.client, (), None)
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot start a session: {exc}") from exc
+    from agent_core.sessions.store import SessionRecord  # loaded in the background by now
+
     mode = parts.permissions.mode
     record = SessionRecord(setup.session_id, setup.cwd, setup.additional_directories, mode=mode)
     await state.store.create(record)

@@ -1,5 +1,1 @@
-"""Session persistence: the ``SessionStore`` port and its implementations."""
-
-from agent_core.sessions.store import SessionRecord, SessionStore
-
-__all__ = ["SessionRecord", "SessionStore"]
+"""Session persistence: the ``SessionStore`` port (``store``) and its SQLite implementation."""

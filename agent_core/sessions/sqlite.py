@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import base64
 import json
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
 from agent_core.errors import SessionNotFound
-from agent_core.messages import Message
-from agent_core.sessions.codec import dump_message, load_message, plain_text
-from agent_core.sessions.store import DisplayItem, SearchHit, SessionRecord, StoredSession
+
+if TYPE_CHECKING:  # the server builds the store before answering `initialize`: keep it cheap
+    import sqlite3
+
+    from agent_core.messages import Message
+    from agent_core.sessions.store import DisplayItem, SearchHit, SessionRecord, StoredSession
 
 T = TypeVar("T")
 
@@ -69,6 +71,8 @@ class SqliteSessionStore:
                 self._db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
+        import sqlite3
+
         self._path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
         db.execute("PRAGMA journal_mode = WAL")
@@ -119,6 +123,8 @@ class SqliteSessionStore:
         if not messages and not transcript:
             return
 
+        from agent_core.sessions.codec import dump_message, plain_text
+
         def run(db: sqlite3.Connection) -> None:
             with _transaction(db):
                 for table, bodies in (
@@ -142,6 +148,9 @@ class SqliteSessionStore:
         await self._run(run)
 
     async def load(self, session_id: str) -> StoredSession:
+        from agent_core.sessions.codec import load_message
+        from agent_core.sessions.store import StoredSession
+
         def run(db: sqlite3.Connection) -> StoredSession:
             row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
             if row is None:
@@ -193,6 +202,8 @@ class SqliteSessionStore:
         await self._run(run)
 
     async def search(self, query: str, *, cwd: Path | None, limit: int) -> list[SearchHit]:
+        from agent_core.sessions.store import SearchHit
+
         def run(db: sqlite3.Connection) -> list[SearchHit]:
             sql = (
                 "SELECT s.id, s.title, snippet(message_text, 1, '[', ']', '…', 12)"
@@ -234,6 +245,8 @@ class _transaction:
 
 
 def _record(row: Any) -> SessionRecord:
+    from agent_core.sessions.store import SessionRecord
+
     session_id, cwd, extra, title, mode, _created, updated = row
     return SessionRecord(
         session_id, Path(cwd), tuple(Path(p) for p in json.loads(extra)), title, updated, mode
