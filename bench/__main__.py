@@ -10,7 +10,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import startup, tools, turns
+from bench import sessions, startup, tools, turns
 from bench.figures import Figure
 
 HEADER = "| figure | measured | budget | verdict | how |\n| --- | --- | --- | --- | --- |"
@@ -45,7 +45,9 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         env = environment(home)
-        figures = startup.measure(env) + turns.measure(env) + tools.measure(env)
+        figures = (
+            startup.measure(env) + turns.measure(env) + tools.measure(env) + sessions.measure(env)
+        )
     text = report(figures)
     sys.stdout.write(text)
     if args.write:
