@@ -15,6 +15,8 @@ from acp_server import __version__
 from acp_server.handlers.router import AcpRouter
 from acp_server.handlers.state import (
     ClientInfo,
+    ModelChoice,
+    Restored,
     ServerState,
     SessionFactory,
     SessionParts,
@@ -99,11 +101,9 @@ def _session_factory(
 ) -> SessionFactory:
     """How a session is assembled: the model, the tools, the store, the editor-backed ports."""
 
-    def build(
-        setup: SessionSetup, client: ClientInfo, history: Sequence[Message], mode: str | None
-    ) -> SessionParts:
+    def build(setup: SessionSetup, client: ClientInfo, restored: Restored) -> SessionParts:
         from acp_server.bridge.approver import EditorApprover
-        from acp_server.bridge.modes import to_mode_updates
+        from acp_server.bridge.modes import session_options, to_option_updates
         from acp_server.bridge.terminal import EditorTerminal
         from acp_server.bridge.transcript import TranscriptBuilder
         from acp_server.bridge.updates import to_session_update
@@ -135,15 +135,19 @@ def _session_factory(
 
         async def mode_changed(mode: Mode) -> None:
             await store.update(session_id, mode=mode)
-            for update in to_mode_updates(mode):
+            options = session_options(mode, choice.spec, choice.thought_level, settings)
+            for update in to_option_updates(options, mode_changed=True):
                 await send(update)
 
         async def save(messages: Sequence[Message]) -> None:
             await store.append(session_id, messages, transcript.drain())
 
-        model = create_model(settings.model, settings)
+        spec = restored.model or settings.model or ""
+        choice = ModelChoice(
+            spec, create_model(spec, settings), restored.thought_level or _thought(settings)
+        )
         permissions = Permissions(
-            mode=mode or settings.default_mode,  # type: ignore[arg-type]  # validated on the way in
+            mode=restored.mode or settings.default_mode,  # type: ignore[arg-type]  # validated on the way in
             approver=EditorApprover(connection, session_id),
             rules=JsonRuleStore(settings.permissions_file, setup.cwd),
             on_mode_change=mode_changed,
@@ -168,19 +172,23 @@ def _session_factory(
 
             roots = setup.additional_directories
             return Agent(
-                model=model,
+                model=choice.model,
                 tools=default_toolset(),
                 system_prompt=build_system_prompt(setup.cwd, roots, date.today()),
                 tool_context=ToolContext("", workspace, permissions, report, terminal),
-                history=history,
-                reasoning_effort=settings.reasoning_effort,
+                history=restored.history,
+                reasoning_effort=choice.reasoning_effort,
                 max_requests=settings.max_turn_requests,
                 save=save,
             )
 
-        return SessionParts(model, permissions, terminal, make_agent, send, transcript)
+        return SessionParts(choice, permissions, terminal, make_agent, send, transcript)
 
     return build
+
+
+def _thought(settings: Settings) -> str:
+    return settings.reasoning_effort or "default"
 
 
 # Loaded while the editor is still sending `session/new` (no pydantic here): first what

@@ -8,7 +8,7 @@ import pytest
 
 from acp_server.bridge.approver import from_permission_result, to_permission_request
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
-from acp_server.bridge.modes import to_config_options, to_mode_updates, to_modes
+from acp_server.bridge.modes import SessionOptions, to_config_options, to_modes, to_option_updates
 from acp_server.bridge.updates import to_session_update
 from agent_core.approvals import ApprovalRequest, Command, Edit, options_for
 from agent_core.events import (
@@ -144,12 +144,20 @@ def test_permission_requests_carry_the_diff_and_match_the_schema() -> None:
     }
 
 
-def test_modes_and_the_mode_option_are_schema_valid_and_in_sync() -> None:
-    check_def("SessionModeState", to_modes("plan"))
-    for option in to_config_options("plan"):
-        check_def("SessionConfigOption", option)
-    for update in to_mode_updates("accept-edits"):
-        check_def("SessionNotification", {"sessionId": "s", "update": update})
-    assert (
-        to_config_options("plan")[0]["currentValue"] == to_modes("plan")["currentModeId"] == "plan"
+def test_modes_and_options_are_schema_valid_and_in_sync() -> None:
+    options = SessionOptions(
+        "plan", "anthropic:claude-x", ("anthropic:claude-x", "openai:gpt-5"), "low"
     )
+    check_def("SessionModeState", to_modes("plan"))
+    config = to_config_options(options)
+    for option in config:
+        check_def("SessionConfigOption", option)
+    assert [(o["id"], o["category"], o["currentValue"]) for o in config] == [
+        ("mode", "mode", "plan"),
+        ("model", "model", "anthropic:claude-x"),
+        ("thought_level", "thought_level", "low"),
+    ]
+    for update in to_option_updates(options, mode_changed=True):
+        check_def("SessionNotification", {"sessionId": "s", "update": update})
+    no_thinking = SessionOptions("ask", "scripted:echo", ("scripted:echo",), None)
+    assert [o["id"] for o in to_config_options(no_thinking)] == ["mode", "model"]

@@ -86,11 +86,12 @@ def test_sessions_offer_the_approval_modes_both_ways(
             "plan",
             "full-access",
         ]
-        [option] = result["configOptions"]
+        options = {o["id"]: o for o in result["configOptions"]}
+        assert set(options) == {"mode", "model"}  # the scripted model takes no thought level
+        assert options["mode"]["category"] == "mode" and options["mode"]["currentValue"] == "ask"
         assert (
-            option["id"] == "mode"
-            and option["category"] == "mode"
-            and option["currentValue"] == "ask"
+            options["model"]["category"] == "model"
+            and options["model"]["currentValue"] == "scripted:echo"
         )
 
         changed = agent.request(
@@ -131,3 +132,56 @@ def test_the_default_mode_comes_from_the_environment(
         agent.initialize()
         result = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})["result"]
     assert result["modes"]["currentModeId"] == "accept-edits"
+
+
+def test_the_model_can_be_switched_and_the_choice_survives_a_restart(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-script.json"
+    other.write_text('{"rules": [{"match": "", "replies": [[{"text": "from the other model"}]]}]}')
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        switched = agent.request(
+            "session/set_config_option",
+            {"sessionId": session_id, "configId": "model", "value": f"scripted:{other}"},
+        )
+        assert {o["id"]: o["currentValue"] for o in switched["result"]["configOptions"]}[
+            "model"
+        ] == f"scripted:{other}"
+        bad = agent.request(
+            "session/set_config_option",
+            {"sessionId": session_id, "configId": "model", "value": "nope:x"},
+        )
+        assert bad["error"]["code"] == -32602 and "nope:x" in bad["error"]["message"]
+        _, updates = agent.prompt(session_id, "hi")
+        assert "from the other model" in "".join(
+            u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"
+        )
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        loaded = agent.request(
+            "session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
+        )["result"]
+    assert {o["id"]: o["currentValue"] for o in loaded["configOptions"]}[
+        "model"
+    ] == f"scripted:{other}"
+
+
+def test_models_that_reason_offer_a_thought_level(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    agent_env.update(HERON_MODEL="anthropic:claude-sonnet-4-5", ANTHROPIC_API_KEY="k")
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        result = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})["result"]
+        options = {o["id"]: o for o in result["configOptions"]}
+        assert options["thought_level"]["currentValue"] == "default"
+        assert "anthropic:claude-opus-4-1" in [o["value"] for o in options["model"]["options"]]
+        changed = agent.request(
+            "session/set_config_option",
+            {"sessionId": result["sessionId"], "configId": "thought_level", "value": "high"},
+        )
+    assert {o["id"]: o["currentValue"] for o in changed["result"]["configOptions"]}[
+        "thought_level"
+    ] == "high"

@@ -1,12 +1,34 @@
-"""The approval modes as ACP sees them: session modes and a ``mode`` config option, in sync."""
+"""A session's options as ACP sees them: the approval mode (as session modes and as a config
+option, kept in sync), the model, and the thought level where the model takes one."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from agent_core.config import Settings
+from agent_core.models.catalog import model_choices, takes_thought_level
 from agent_core.modes import MODE_NAMES
 
 MODE_CONFIG_ID = "mode"
+MODEL_CONFIG_ID = "model"
+THOUGHT_CONFIG_ID = "thought_level"
+THOUGHT_LEVELS = {"default": "Model default", "low": "Low", "medium": "Medium", "high": "High"}
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    mode: str
+    model: str
+    models: tuple[str, ...]
+    thought_level: str | None  # None: the model takes no thought level
+
+
+def session_options(
+    mode: str, model: str, thought_level: str, settings: Settings
+) -> SessionOptions:
+    thought = thought_level if takes_thought_level(model) else None
+    return SessionOptions(mode, model, model_choices(settings, model), thought)
 
 
 def to_modes(current: str) -> dict[str, Any]:
@@ -17,27 +39,69 @@ def to_modes(current: str) -> dict[str, Any]:
     return {"currentModeId": current, "availableModes": available}
 
 
-def to_config_options(current: str) -> list[dict[str, Any]]:
-    options = [
+def to_config_options(options: SessionOptions) -> list[dict[str, Any]]:
+    modes = [
         {"value": mode, "name": name, "description": about}
         for mode, (name, about) in MODE_NAMES.items()
     ]
-    return [
-        {
-            "id": MODE_CONFIG_ID,
-            "name": "Approval mode",
-            "description": "What the agent may do without asking",
-            "category": "mode",
-            "type": "select",
-            "currentValue": current,
-            "options": options,
-        }
+    config = [
+        _select(
+            MODE_CONFIG_ID,
+            "Approval mode",
+            "What the agent may do without asking",
+            "mode",
+            options.mode,
+            modes,
+        ),
+        _select(
+            MODEL_CONFIG_ID,
+            "Model",
+            "The model that answers",
+            "model",
+            options.model,
+            [{"value": m, "name": m} for m in options.models],
+        ),
     ]
+    if options.thought_level is not None:
+        levels = [{"value": v, "name": n} for v, n in THOUGHT_LEVELS.items()]
+        config.append(
+            _select(
+                THOUGHT_CONFIG_ID,
+                "Thinking",
+                "How much the model reasons before answering",
+                "thought_level",
+                options.thought_level,
+                levels,
+            )
+        )
+    return config
 
 
-def to_mode_updates(current: str) -> list[dict[str, Any]]:
-    """Both views of a mode change, for clients that follow either."""
-    return [
-        {"sessionUpdate": "current_mode_update", "currentModeId": current},
-        {"sessionUpdate": "config_option_update", "configOptions": to_config_options(current)},
-    ]
+def to_option_updates(options: SessionOptions, *, mode_changed: bool) -> list[dict[str, Any]]:
+    """What to tell the editor after a change: the mode (if it changed) and every option."""
+    updates: list[dict[str, Any]] = []
+    if mode_changed:
+        updates.append({"sessionUpdate": "current_mode_update", "currentModeId": options.mode})
+    updates.append(
+        {"sessionUpdate": "config_option_update", "configOptions": to_config_options(options)}
+    )
+    return updates
+
+
+def _select(
+    option_id: str,
+    name: str,
+    description: str,
+    category: str,
+    current: str,
+    values: list[dict[str, Any]],
+) -> dict[str, Any]:
+    return {
+        "id": option_id,
+        "name": name,
+        "description": description,
+        "category": category,
+        "type": "select",
+        "currentValue": current,
+        "options": values,
+    }

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp_server.bridge.modes import MODE_CONFIG_ID, to_config_options
+from acp_server.bridge.modes import (
+    MODE_CONFIG_ID,
+    MODEL_CONFIG_ID,
+    THOUGHT_CONFIG_ID,
+    THOUGHT_LEVELS,
+    to_config_options,
+)
 from acp_server.handlers import wire
-from acp_server.handlers.state import ServerState
+from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import RpcError
+from agent_core.errors import HeronError
 from agent_core.modes import MODE_NAMES, Mode
 
 
@@ -21,14 +28,40 @@ async def set_mode(state: ServerState, raw: Any) -> dict[str, Any]:
 async def set_config_option(state: ServerState, raw: Any) -> dict[str, Any]:
     request = wire.set_config_option_request(raw)
     session = state.session(request.session_id)
-    if request.config_id != MODE_CONFIG_ID:
+    value = request.value
+    if not isinstance(value, str):
+        raise RpcError.invalid_params(f"{request.config_id!r} takes a value id, not a boolean")
+    if request.config_id == MODE_CONFIG_ID:
+        await session.parts.permissions.set_mode(_mode(value))
+    elif request.config_id == MODEL_CONFIG_ID:
+        await _switch_model(state, session, value)
+    elif (
+        request.config_id == THOUGHT_CONFIG_ID
+        and session.options(state.settings).thought_level is not None
+    ):
+        if value not in THOUGHT_LEVELS:
+            raise RpcError.invalid_params(
+                f"unknown thought level {value!r}; levels: {', '.join(THOUGHT_LEVELS)}"
+            )
+        session.set_thought_level(value)
+        await state.store.update(session.id, thought_level=value)
+    else:
+        known = ", ".join(o["id"] for o in to_config_options(session.options(state.settings)))
         raise RpcError.invalid_params(
-            f"unknown config option {request.config_id!r}; options: {MODE_CONFIG_ID!r}"
+            f"unknown config option {request.config_id!r}; options: {known}"
         )
-    if not isinstance(request.value, str):
-        raise RpcError.invalid_params(f"{MODE_CONFIG_ID!r} takes one of {', '.join(MODE_NAMES)}")
-    await session.parts.permissions.set_mode(_mode(request.value))
-    return {"configOptions": to_config_options(session.parts.permissions.mode)}
+    return {"configOptions": to_config_options(session.options(state.settings))}
+
+
+async def _switch_model(state: ServerState, session: Session, spec: str) -> None:
+    from agent_core.models.registry import create_model
+
+    try:
+        model = create_model(spec, state.settings)
+    except HeronError as exc:
+        raise RpcError.invalid_params(f"cannot use {spec!r}: {exc}") from exc
+    session.switch_model(spec, model)
+    await state.store.update(session.id, model=spec)
 
 
 def _mode(value: str) -> Mode:

@@ -30,7 +30,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
     blocks = [wire.dump(block) for block in request.prompt]
     linked = {uri: await _read_linked(uri) for uri in linked_uris(blocks)}
     try:
-        parts = from_prompt(blocks, linked, images=session.parts.model.accepts_images)
+        parts = from_prompt(blocks, linked, images=session.parts.choice.model.accepts_images)
     except UnsupportedContent as exc:
         raise RpcError.invalid_params(str(exc)) from None
     ticket = session.cancellations

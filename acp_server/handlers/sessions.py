@@ -8,7 +8,7 @@ from typing import Any
 from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.handlers import params
 from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
-from acp_server.handlers.state import ServerState, Session, SessionSetup
+from acp_server.handlers.state import Restored, ServerState, Session, SessionSetup
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
@@ -29,24 +29,32 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
     if not has_credentials(state):
         raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
     try:
-        parts = state.build_session(setup, state.client, (), None)
+        parts = state.build_session(setup, state.client, Restored())
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot start a session: {exc}") from exc
     from agent_core.sessions.store import SessionRecord  # loaded in the background by now
 
-    mode = parts.permissions.mode
-    record = SessionRecord(setup.session_id, setup.cwd, setup.additional_directories, mode=mode)
+    choice = parts.choice
+    record = SessionRecord(
+        setup.session_id,
+        setup.cwd,
+        setup.additional_directories,
+        mode=parts.permissions.mode,
+        model=choice.spec,
+        thought_level=choice.thought_level,
+    )
     await state.store.create(record)
-    state.sessions[setup.session_id] = Session(setup, parts)
-    model = parts.model
+    session = state.sessions[setup.session_id] = Session(setup, parts)
+    model = choice.model
 
     async def warm_up() -> None:  # after the response: what the first prompt will need
         await state.run_once("wire models", state.warm_up)
         await state.run_once(model.name, model.warm_up)
 
+    options = session.options(state.settings)
     result = {
         "sessionId": setup.session_id,
-        "modes": to_modes(mode),
-        "configOptions": to_config_options(mode),
+        "modes": to_modes(options.mode),
+        "configOptions": to_config_options(options),
     }
     return Reply(result, after=warm_up)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
+from acp_server.bridge.modes import SessionOptions, session_options
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RESOURCE_NOT_FOUND, RpcError
 from acp_server.jsonrpc.values import as_object
@@ -47,6 +48,19 @@ class SessionSetup:
     mcp_servers: tuple[Any, ...]
 
 
+@dataclass
+class ModelChoice:
+    """The session's model and thought level, which the user may switch."""
+
+    spec: str  # "<provider>:<model>"
+    model: Model
+    thought_level: str = "default"  # or "low" | "medium" | "high"
+
+    @property
+    def reasoning_effort(self) -> str | None:
+        return None if self.thought_level == "default" else self.thought_level
+
+
 @dataclass(frozen=True)
 class SessionParts:
     """What the composition root builds for a session.
@@ -55,7 +69,7 @@ class SessionParts:
     ``session/new`` answers without waiting for those imports.
     """
 
-    model: Model
+    choice: ModelChoice
     permissions: Permissions
     terminal: Terminal
     make_agent: Callable[[], Agent]
@@ -63,9 +77,19 @@ class SessionParts:
     transcript: TranscriptBuilder
 
 
+@dataclass(frozen=True)
+class Restored:
+    """What a stored session brings back: its conversation and its choices."""
+
+    history: Sequence[Message] = ()
+    mode: str | None = None
+    model: str | None = None
+    thought_level: str | None = None
+
+
 class SessionFactory(Protocol):
     def __call__(
-        self, setup: SessionSetup, client: ClientInfo, history: Sequence[Message], mode: str | None
+        self, setup: SessionSetup, client: ClientInfo, restored: Restored
     ) -> SessionParts: ...
 
 
@@ -88,6 +112,22 @@ class Session:
         if self._agent is None:
             self._agent = self.parts.make_agent()
         return self._agent
+
+    def options(self, settings: Settings) -> SessionOptions:
+        choice = self.parts.choice
+        return session_options(
+            self.parts.permissions.mode, choice.spec, choice.thought_level, settings
+        )
+
+    def switch_model(self, spec: str, model: Model) -> None:
+        self.parts.choice.spec, self.parts.choice.model = spec, model
+        if self._agent is not None:
+            self._agent.model = model
+
+    def set_thought_level(self, level: str) -> None:
+        self.parts.choice.thought_level = level
+        if self._agent is not None:
+            self._agent.reasoning_effort = self.parts.choice.reasoning_effort
 
     def cancel(self) -> None:
         """Stop the running turn and every prompt queued behind it."""

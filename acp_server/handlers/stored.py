@@ -10,7 +10,7 @@ from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.bridge.transcript import replay
 from acp_server.handlers import params
 from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
-from acp_server.handlers.state import ServerState, Session, SessionSetup
+from acp_server.handlers.state import Restored, ServerState, Session, SessionSetup
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError
 from agent_core.errors import HeronError, SessionNotFound
@@ -103,7 +103,9 @@ async def _open(state: ServerState, raw: Any) -> tuple[Session, StoredSession]:
         tuple(params.optional_list(request, "mcpServers")),
     )
     try:
-        parts = state.build_session(setup, state.client, stored.messages, stored.record.mode)
+        record = stored.record
+        restored = Restored(stored.messages, record.mode, record.model, record.thought_level)
+        parts = state.build_session(setup, state.client, restored)
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot open the session: {exc}") from exc
     session = state.sessions[session_id] = Session(
@@ -113,13 +115,14 @@ async def _open(state: ServerState, raw: Any) -> tuple[Session, StoredSession]:
 
 
 def _opened(state: ServerState, session: Session) -> Reply:
-    mode, model = session.parts.permissions.mode, session.parts.model
+    options, model = session.options(state.settings), session.parts.choice.model
 
     async def warm_up() -> None:
         await state.run_once("wire models", state.warm_up)
         await state.run_once(model.name, model.warm_up)
 
-    return Reply({"modes": to_modes(mode), "configOptions": to_config_options(mode)}, after=warm_up)
+    result = {"modes": to_modes(options.mode), "configOptions": to_config_options(options)}
+    return Reply(result, after=warm_up)
 
 
 async def _forget(state: ServerState, session: Session) -> None:

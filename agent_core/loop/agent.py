@@ -73,7 +73,7 @@ class Agent:
         self._save = save
         self._unsaved: list[Message] = []
         self._max_requests = max_requests
-        self._reasoning_effort = reasoning_effort
+        self.reasoning_effort = reasoning_effort  # the user may change it between turns
         self._results: dict[str, ToolResultPart] = {}
         self._showed_content: set[str] = set()  # calls whose tool put its own content on screen
         self._cost: float | None = None
@@ -140,7 +140,7 @@ class Agent:
         arguments: dict[str, tuple[str, str]] = {}  # call id -> (tool name, JSON so far)
         done = False
         request = ModelRequest(
-            self._system, tuple(self._history), self._specs, reasoning_effort=self._reasoning_effort
+            self._system, tuple(self._history), self._specs, reasoning_effort=self.reasoning_effort
         )
         try:
             async for event in self.model.stream(request):

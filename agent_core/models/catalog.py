@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from agent_core.config import ModelSettings
+from agent_core.config import ModelSettings, Settings
 
 
 @dataclass(frozen=True)
@@ -70,3 +70,24 @@ class CataloguedModel:
 
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         return self.info.cost(input_tokens, output_tokens)
+
+
+SUGGESTED: dict[str, tuple[str, ...]] = {
+    "anthropic": ("claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"),
+    "openai": ("gpt-5", "gpt-5-mini", "gpt-4.1"),
+}
+THINKING_PROVIDERS = ("anthropic", "openai", "openai-chat")
+
+
+def model_choices(settings: Settings, current: str) -> tuple[str, ...]:
+    """The models a session may switch to: the configured ones, then suggestions for every
+    provider that has a key."""
+    choices = [current, settings.model, *settings.fallback_models, *settings.models]
+    for provider, names in SUGGESTED.items():
+        if settings.provider(provider).api_key:
+            choices += [f"{provider}:{name}" for name in names]
+    return tuple(dict.fromkeys(c for c in choices if c))
+
+
+def takes_thought_level(spec: str) -> bool:
+    return spec.partition(":")[0] in THINKING_PROVIDERS

@@ -54,6 +54,10 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE VIRTUAL TABLE message_text USING fts5 (session_id UNINDEXED, text);
     """,
+    """
+    ALTER TABLE sessions ADD COLUMN model TEXT;
+    ALTER TABLE sessions ADD COLUMN thought_level TEXT;
+    """,
 )
 
 
@@ -98,21 +102,38 @@ class SqliteSessionStore:
             now = time.time()
             extra = json.dumps([str(p) for p in record.additional_directories])
             db.execute(
-                "INSERT INTO sessions (id, cwd, additional_directories, title, mode,"
-                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (record.session_id, str(record.cwd), extra, record.title, record.mode, now, now),
+                "INSERT INTO sessions (id, cwd, additional_directories, title, mode, model,"
+                " thought_level, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.session_id,
+                    str(record.cwd),
+                    extra,
+                    record.title,
+                    record.mode,
+                    record.model,
+                    record.thought_level,
+                    now,
+                    now,
+                ),
             )
 
         await self._run(run)
 
     async def update(
-        self, session_id: str, *, title: str | None = None, mode: str | None = None
+        self,
+        session_id: str,
+        *,
+        title: str | None = None,
+        mode: str | None = None,
+        model: str | None = None,
+        thought_level: str | None = None,
     ) -> None:
         def run(db: sqlite3.Connection) -> None:
             db.execute(
                 "UPDATE sessions SET title = coalesce(?, title), mode = coalesce(?, mode),"
+                " model = coalesce(?, model), thought_level = coalesce(?, thought_level),"
                 " updated_at = ? WHERE id = ?",
-                (title, mode, time.time(), session_id),
+                (title, mode, model, thought_level, time.time(), session_id),
             )
 
         await self._run(run)
@@ -247,9 +268,10 @@ class _transaction:
 def _record(row: Any) -> SessionRecord:
     from agent_core.sessions.store import SessionRecord
 
-    session_id, cwd, extra, title, mode, _created, updated = row
+    session_id, cwd, extra, title, mode, _created, updated, model, thought_level = row
+    directories = tuple(Path(p) for p in json.loads(extra))
     return SessionRecord(
-        session_id, Path(cwd), tuple(Path(p) for p in json.loads(extra)), title, updated, mode
+        session_id, Path(cwd), directories, title, updated, mode, model, thought_level
     )
 
 

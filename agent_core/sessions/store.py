@@ -20,6 +20,8 @@ class SessionRecord:
     title: str | None = None
     updated_at: float = 0.0  # seconds since the epoch
     mode: str | None = None
+    model: str | None = None  # "<provider>:<model>"
+    thought_level: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,13 @@ class SessionStore(Protocol):
     async def create(self, record: SessionRecord) -> None: ...
 
     async def update(
-        self, session_id: str, *, title: str | None = None, mode: str | None = None
+        self,
+        session_id: str,
+        *,
+        title: str | None = None,
+        mode: str | None = None,
+        model: str | None = None,
+        thought_level: str | None = None,
     ) -> None:
         """Change what is given and mark the session as just used."""
         ...
