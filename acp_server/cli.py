@@ -139,6 +139,14 @@ def _session_factory(
             for update in to_option_updates(options, mode_changed=True):
                 await send(update)
 
+        async def search_sessions(query: str, limit: int) -> list[str]:
+            hits = await store.search(query, cwd=setup.cwd, limit=limit)
+            return [
+                f"{h.title or 'Untitled'} ({h.session_id}): {h.snippet}"
+                for h in hits
+                if h.session_id != session_id
+            ]
+
         async def save(messages: Sequence[Message]) -> None:
             await store.append(session_id, messages, transcript.drain())
 
@@ -175,7 +183,9 @@ def _session_factory(
                 model=choice.model,
                 tools=default_toolset(),
                 system_prompt=build_system_prompt(setup.cwd, roots, date.today()),
-                tool_context=ToolContext("", workspace, permissions, report, terminal),
+                tool_context=ToolContext(
+                    "", workspace, permissions, report, terminal, search_sessions=search_sessions
+                ),
                 history=restored.history,
                 reasoning_effort=choice.reasoning_effort,
                 max_requests=settings.max_turn_requests,

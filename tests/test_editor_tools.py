@@ -377,7 +377,7 @@ def test_background_processes_can_be_polled_and_killed(
         agent_env,
         tmp_path,
         call("terminal", command=f"echo started; sleep {marker}", background=True),
-        call("process", id="bg-1", action="output"),
+        [{"sleep": 0.5}, *call("process", id="bg-1", action="output")],  # give it time to print
         call("process", id="bg-1", action="kill"),
     )
     with FakeEditor(env, terminal=False) as editor:

@@ -318,3 +318,24 @@ def test_a_killed_agent_loses_at_most_the_reply_it_was_writing(
     assert texts[:3] == ["first question", "first answer", "second question"]
     db = json.dumps(texts)
     assert "never ends" not in db  # the reply being written when the agent died is the only loss
+
+
+def test_the_agent_can_search_earlier_sessions_of_the_workspace(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    first = scripted(agent_env, tmp_path, [{"text": "We chose PostgreSQL for the ledger service."}])
+    with RawAgent(first) as agent:
+        agent.initialize()
+        agent.prompt(agent.new_session(workspace), "which database did we pick?")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with RawAgent(first) as agent:
+        agent.initialize()
+        agent.prompt(agent.new_session(elsewhere), "the ledger uses sqlite here")
+    searching = scripted(agent_env, tmp_path, call("session_search", query="ledger database"))
+    with RawAgent(searching) as agent:
+        agent.initialize()
+        _, updates = agent.prompt(agent.new_session(workspace), "remind me")
+    result = next(u for u in updates if u.get("status") == "completed")["rawOutput"]["output"]
+    assert "which database did we pick?" in result and "[ledger]" in result
+    assert "sqlite" not in result  # other workspaces stay out

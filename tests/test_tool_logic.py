@@ -99,6 +99,7 @@ def test_every_tool_has_a_schema_a_kind_and_a_title_for_partial_arguments() -> N
         "process",
         "todo",
         "switch_mode",
+        "session_search",
     }
     for tool in tools.values():
         schema = tool.arguments.model_json_schema()

@@ -290,5 +290,5 @@ def _decode_cursor(cursor: str) -> tuple[float, str]:
 
 
 def _fts_query(query: str) -> str:
-    """Words as quoted terms: user text never becomes FTS5 syntax."""
-    return " ".join('"' + word.replace('"', '""') + '"' for word in query.split()) or '""'
+    """Any of the words, each quoted, best matches first: text never becomes FTS5 syntax."""
+    return " OR ".join('"' + word.replace('"', '""') + '"' for word in query.split()) or '""'

@@ -7,6 +7,7 @@ from agent_core.tools.edit_file import EditFile
 from agent_core.tools.find_files import FindFiles
 from agent_core.tools.read_file import ReadFile
 from agent_core.tools.search import Search
+from agent_core.tools.session_search import SessionSearch
 from agent_core.tools.switch_mode import SwitchMode
 from agent_core.tools.terminal import ManageProcess, RunCommand
 from agent_core.tools.todo import Todo
@@ -24,5 +25,6 @@ def default_toolset() -> dict[str, Tool]:
         ManageProcess(),
         Todo(),
         SwitchMode(),
+        SessionSearch(),
     ]
     return {tool.name: tool for tool in tools}

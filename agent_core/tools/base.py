@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 Reporter = Callable[[Event], Awaitable[None]]
+SessionSearcher = Callable[[str, int], Awaitable[list[str]]]  # query, limit -> one line per hit
 
 
 class FileTracker:
@@ -49,6 +50,7 @@ class ToolContext:
     report: Reporter
     terminal: Terminal
     files: FileTracker = field(default_factory=FileTracker)
+    search_sessions: SessionSearcher | None = None
 
     def path(self, raw: str) -> tuple[Path, bool]:
         """``raw`` resolved against the session's roots (symlinks too), and whether it is inside."""
