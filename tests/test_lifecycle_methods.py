@@ -36,6 +36,7 @@ def test_initialize_is_honest_about_capabilities(agent_env: dict[str, str]) -> N
         "resume",
         "close",
         "delete",
+        "fork",
     }
     assert result["agentInfo"]["name"] == "heron"
     [method] = result["authMethods"]

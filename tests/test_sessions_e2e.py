@@ -339,3 +339,47 @@ def test_the_agent_can_search_earlier_sessions_of_the_workspace(
     result = next(u for u in updates if u.get("status") == "completed")["rawOutput"]["output"]
     assert "which database did we pick?" in result and "[ledger]" in result
     assert "sqlite" not in result  # other workspaces stay out
+
+
+def test_a_fork_diverges_without_touching_its_parent(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        parent = agent.new_session(workspace)
+        agent.prompt(parent, "shared beginning")
+        fork = agent.request(
+            "session/fork",
+            {"sessionId": parent, "cwd": str(workspace), "mcpServers": []},
+            check=False,
+        )["result"]
+        assert fork["sessionId"] != parent and fork["modes"]["currentModeId"] == "ask"
+        agent.prompt(fork["sessionId"], "only in the fork")
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "lp",
+                "method": "session/load",
+                "params": {"sessionId": parent, "cwd": str(workspace), "mcpServers": []},
+            }
+        )
+        parent_view, _ = updates_before(agent, "lp")
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "lf",
+                "method": "session/load",
+                "params": {"sessionId": fork["sessionId"], "cwd": str(workspace), "mcpServers": []},
+            }
+        )
+        fork_view, _ = updates_before(agent, "lf")
+        missing = agent.request(
+            "session/fork", {"sessionId": "nope", "cwd": str(workspace)}, check=False
+        )["error"]
+    assert _said(parent_view) == ["shared beginning"]
+    assert _said(fork_view) == ["shared beginning", "only in the fork"]
+    assert missing["code"] == -32002
+
+
+def _said(view: list[dict[str, Any]]) -> list[str]:
+    return [u["content"]["text"] for u in view if u["sessionUpdate"] == "user_message_chunk"]

@@ -47,6 +47,7 @@ async def initialize(state: ServerState, raw: Any) -> Reply:
                 "resume": {},
                 "close": {},
                 "delete": {},
+                "fork": {},  # unstable in ACP v1
             },
         },
         "agentInfo": {"name": "heron", "title": "Heron", "version": __version__},

@@ -44,6 +44,7 @@ REQUESTS: dict[str, RequestHandler] = {
     "session/list": deferred(STORED, "list_sessions"),
     "session/close": deferred(STORED, "close_session"),
     "session/delete": deferred(STORED, "delete_session"),
+    "session/fork": deferred(STORED, "fork_session"),  # unstable in ACP v1
 }
 NOTIFICATIONS: dict[str, NotificationHandler] = {
     "session/cancel": deferred(PROMPT, "cancel"),

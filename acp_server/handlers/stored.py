@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,7 +15,7 @@ from acp_server.handlers.state import Restored, ServerState, Session, SessionSet
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError
 from agent_core.errors import HeronError, SessionNotFound
-from agent_core.sessions.store import StoredSession
+from agent_core.sessions.store import SessionRecord, StoredSession
 
 PAGE_SIZE = 50
 
@@ -31,6 +32,46 @@ async def resume_session(state: ServerState, raw: Any) -> Reply:
     """Like load, without the replay: the editor already shows the conversation."""
     session, _ = await _open(state, raw)
     return _opened(state, session)
+
+
+async def fork_session(state: ServerState, raw: Any) -> Reply:
+    """A new session that starts with a copy of another's conversation; the two then diverge."""
+    request = params.as_object(raw)
+    parent_id = params.string(request, "sessionId")
+    cwd = params.directory(request.get("cwd"), "cwd")
+    try:
+        parent = await state.store.load(parent_id)
+    except SessionNotFound:
+        raise RpcError(
+            RESOURCE_NOT_FOUND, f"Unknown session id {parent_id!r}", {"sessionId": parent_id}
+        ) from None
+    extra = params.optional_list(request, "additionalDirectories")
+    directories = tuple(params.directory(d, "additionalDirectories entry") for d in extra)
+    setup = SessionSetup(
+        str(uuid.uuid4()), cwd, directories, tuple(params.optional_list(request, "mcpServers"))
+    )
+    record = parent.record
+    title = f"{record.title} (fork)" if record.title else None
+    restored = Restored(parent.messages, record.mode, record.model, record.thought_level)
+    try:
+        parts = state.build_session(setup, state.client, restored)
+    except HeronError as exc:
+        raise RpcError(INTERNAL_ERROR, f"Cannot fork the session: {exc}") from exc
+    await state.store.create(
+        SessionRecord(
+            setup.session_id,
+            cwd,
+            directories,
+            title,
+            mode=record.mode,
+            model=parts.choice.spec,
+            thought_level=parts.choice.thought_level,
+        )
+    )
+    await state.store.append(setup.session_id, parent.messages, parent.transcript)
+    session = state.sessions[setup.session_id] = Session(setup, parts, titled=title is not None)
+    reply = _opened(state, session)
+    return Reply({"sessionId": setup.session_id, **reply.result}, after=reply.after)
 
 
 async def list_sessions(state: ServerState, raw: Any) -> dict[str, Any]:
