@@ -157,10 +157,14 @@ class ServerState:
     def session(self, session_id: Any) -> Session:
         session = self.sessions.get(session_id) if isinstance(session_id, str) else None
         if session is None:
-            raise RpcError(
-                RESOURCE_NOT_FOUND, f"Unknown session id {session_id!r}", {"sessionId": session_id}
-            )
+            raise unknown_session(session_id)
         return session
 
     async def notify_update(self, session_id: str, update: dict[str, Any]) -> None:
         await self.connection.notify("session/update", {"sessionId": session_id, "update": update})
+
+
+def unknown_session(session_id: Any) -> RpcError:
+    return RpcError(
+        RESOURCE_NOT_FOUND, f"Unknown session id {session_id!r}", {"sessionId": session_id}
+    )

@@ -11,9 +11,16 @@ from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.bridge.transcript import replay
 from acp_server.handlers import params
 from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
-from acp_server.handlers.state import Restored, ServerState, Session, SessionSetup
+from acp_server.handlers.state import (
+    Restored,
+    ServerState,
+    Session,
+    SessionParts,
+    SessionSetup,
+    unknown_session,
+)
 from acp_server.jsonrpc.connection import Reply
-from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError
+from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError, SessionNotFound
 from agent_core.sessions.store import SessionRecord, StoredSession
 
@@ -37,35 +44,21 @@ async def resume_session(state: ServerState, raw: Any) -> Reply:
 async def fork_session(state: ServerState, raw: Any) -> Reply:
     """A new session that starts with a copy of another's conversation; the two then diverge."""
     request = params.as_object(raw)
-    parent_id = params.string(request, "sessionId")
-    cwd = params.directory(request.get("cwd"), "cwd")
-    try:
-        parent = await state.store.load(parent_id)
-    except SessionNotFound:
-        raise RpcError(
-            RESOURCE_NOT_FOUND, f"Unknown session id {parent_id!r}", {"sessionId": parent_id}
-        ) from None
-    extra = params.optional_list(request, "additionalDirectories")
-    directories = tuple(params.directory(d, "additionalDirectories entry") for d in extra)
-    setup = SessionSetup(
-        str(uuid.uuid4()), cwd, directories, tuple(params.optional_list(request, "mcpServers"))
-    )
+    parent = await _load(state, params.string(request, "sessionId"))
+    setup = _setup(str(uuid.uuid4()), request, parent)
     record = parent.record
     title = f"{record.title} (fork)" if record.title else None
-    restored = Restored(parent.messages, record.mode, record.model, record.thought_level)
-    try:
-        parts = state.build_session(setup, state.client, restored)
-    except HeronError as exc:
-        raise RpcError(INTERNAL_ERROR, f"Cannot fork the session: {exc}") from exc
+    parts = _build(state, setup, parent)
+    choice = parts.choice
     await state.store.create(
         SessionRecord(
             setup.session_id,
-            cwd,
-            directories,
+            setup.cwd,
+            setup.additional_directories,
             title,
             mode=record.mode,
-            model=parts.choice.spec,
-            thought_level=parts.choice.thought_level,
+            model=choice.spec,
+            thought_level=choice.thought_level,
         )
     )
     await state.store.append(setup.session_id, parent.messages, parent.transcript)
@@ -123,36 +116,43 @@ async def delete_session(state: ServerState, raw: Any) -> dict[str, Any]:
 async def _open(state: ServerState, raw: Any) -> tuple[Session, StoredSession]:
     request = params.as_object(raw)
     session_id = params.string(request, "sessionId")
-    cwd = params.directory(request.get("cwd"), "cwd")
-    try:
-        stored = await state.store.load(session_id)
-    except SessionNotFound:
-        raise RpcError(
-            RESOURCE_NOT_FOUND, f"Unknown session id {session_id!r}", {"sessionId": session_id}
-        ) from None
+    stored = await _load(state, session_id)
     live = state.sessions.get(session_id)
     if live is not None:  # still open in this process: show it, keep it
         return live, stored
-    if not has_credentials(state):
-        raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
+    setup = _setup(session_id, request, stored)
+    session = Session(setup, _build(state, setup, stored), titled=stored.record.title is not None)
+    state.sessions[session_id] = session
+    return session, stored
+
+
+async def _load(state: ServerState, session_id: str) -> StoredSession:
+    try:
+        return await state.store.load(session_id)
+    except SessionNotFound:
+        raise unknown_session(session_id) from None
+
+
+def _setup(session_id: str, request: dict[str, Any], stored: StoredSession) -> SessionSetup:
+    """Where the session runs now: the request's directories, else the stored ones."""
+    cwd = params.directory(request.get("cwd"), "cwd")
     extra = params.optional_list(request, "additionalDirectories")
     directories = tuple(params.directory(d, "additionalDirectories entry") for d in extra)
-    setup = SessionSetup(
-        session_id,
-        cwd,
-        directories or stored.record.additional_directories,
-        tuple(params.optional_list(request, "mcpServers")),
+    mcp_servers = tuple(params.optional_list(request, "mcpServers"))
+    return SessionSetup(
+        session_id, cwd, directories or stored.record.additional_directories, mcp_servers
     )
+
+
+def _build(state: ServerState, setup: SessionSetup, stored: StoredSession) -> SessionParts:
+    if not has_credentials(state):
+        raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
+    record = stored.record
+    restored = Restored(stored.messages, record.mode, record.model, record.thought_level)
     try:
-        record = stored.record
-        restored = Restored(stored.messages, record.mode, record.model, record.thought_level)
-        parts = state.build_session(setup, state.client, restored)
+        return state.build_session(setup, state.client, restored)
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot open the session: {exc}") from exc
-    session = state.sessions[session_id] = Session(
-        setup, parts, titled=stored.record.title is not None
-    )
-    return session, stored
 
 
 def _opened(state: ServerState, session: Session) -> Reply:
