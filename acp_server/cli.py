@@ -147,8 +147,8 @@ def _session_factory(
                 if h.session_id != session_id
             ]
 
-        async def save(messages: Sequence[Message]) -> None:
-            await store.append(session_id, messages, transcript.drain())
+        async def save(messages: Sequence[Message], replace: bool) -> None:
+            await store.append(session_id, messages, transcript.drain(), replace=replace)
 
         spec = restored.model or settings.model or ""
         choice = ModelChoice(
@@ -190,6 +190,7 @@ def _session_factory(
                 reasoning_effort=choice.reasoning_effort,
                 max_requests=settings.max_turn_requests,
                 save=save,
+                compact_at=settings.compact_at,
             )
 
         return SessionParts(choice, permissions, terminal, make_agent, send, transcript)

@@ -136,6 +136,17 @@ class NoticeRaised:
 
 
 @dataclass(frozen=True)
+class CompactionUpdated:
+    """The conversation is being (or was) shortened to fit the model's window."""
+
+    compaction_id: str
+    status: Literal["in_progress", "completed", "failed"]
+    summary: str | None = None
+    error: str | None = None
+    kind: Literal["compaction_updated"] = "compaction_updated"
+
+
+@dataclass(frozen=True)
 class ModeChanged:
     """The session's approval mode changed (the user chose "allow always", or plan mode ended)."""
 
@@ -157,6 +168,7 @@ Event = (
     | PlanUpdated
     | UsageUpdated
     | NoticeRaised
+    | CompactionUpdated
     | ModeChanged
     | TurnEnded
 )

@@ -10,6 +10,7 @@ import uuid
 from typing import Any
 
 from agent_core.events import (
+    CompactionUpdated,
     DiffContent,
     Event,
     Location,
@@ -29,8 +30,11 @@ from agent_core.events import (
 Update = dict[str, Any]
 
 
-def to_session_update(event: Event, *, notices: bool = False) -> Update | None:
-    """The update for ``event``; ``notices`` says whether the client takes ``notice`` updates."""
+def to_session_update(
+    event: Event, *, notices: bool = False, compaction: bool = False
+) -> Update | None:
+    """The update for ``event``; ``notices`` and ``compaction`` say whether the client takes
+    ``notice`` and ``compaction_update`` updates (else they become short messages)."""
     match event:
         case MessageDelta():
             return _chunk("agent_message_chunk", event.message_id, event.text)
@@ -52,6 +56,8 @@ def to_session_update(event: Event, *, notices: bool = False) -> Update | None:
             return to_notice(event, notices=notices)
         case ModeChanged():
             return to_mode_update(event)
+        case CompactionUpdated():
+            return to_compaction_update(event, compaction=compaction)
         case _:
             return None
 
@@ -114,6 +120,28 @@ def to_location(location: Location) -> Update:
     if location.line is None:
         return {"path": location.path}
     return {"path": location.path, "line": location.line}
+
+
+def to_compaction_update(event: CompactionUpdated, *, compaction: bool) -> Update | None:
+    if compaction:
+        update: Update = {
+            "sessionUpdate": "compaction_update",
+            "compactionId": event.compaction_id,
+            "status": event.status,
+        }
+        if event.summary:
+            update["summary"] = [{"type": "text", "text": event.summary}]
+        if event.error:
+            update["error"] = event.error
+        return update
+    if event.status == "in_progress":
+        return None
+    text = (
+        "Compacted the conversation to save context."
+        if event.status == "completed"
+        else f"Compaction failed: {event.error}"
+    )
+    return _chunk("agent_message_chunk", f"compaction-{event.compaction_id}", f"\n\n_{text}_\n\n")
 
 
 def to_mode_update(event: ModeChanged) -> Update:

@@ -15,17 +15,19 @@ from dataclasses import replace
 import anyio
 
 from agent_core.approvals import ApprovalCancelled
-from agent_core.errors import StreamInterrupted
+from agent_core.errors import ContextOverflow, StreamInterrupted
 from agent_core.events import (
+    CompactionUpdated,
     Event,
     NoticeRaised,
     StopReason,
     TextContent,
     ToolCallUpdated,
     TurnEnded,
-    UsageUpdated,
 )
+from agent_core.loop.compacting import compact
 from agent_core.loop.execution import batches, execute, title
+from agent_core.loop.meter import ContextMeter
 from agent_core.loop.translate import translate
 from agent_core.messages import (
     AssistantMessage,
@@ -41,7 +43,7 @@ from agent_core.tools.base import ToolContext, Toolset
 
 DEFAULT_MAX_REQUESTS = 90
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
-HistorySink = Callable[[Sequence[Message]], Awaitable[None]]
+HistorySink = Callable[[Sequence[Message], bool], Awaitable[None]]  # (messages, replace all)
 FINISH_TO_STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
     "tool_use": "end_turn",
@@ -62,6 +64,7 @@ class Agent:
         max_requests: int = DEFAULT_MAX_REQUESTS,
         reasoning_effort: str | None = None,
         save: HistorySink | None = None,
+        compact_at: float = 0.5,
     ) -> None:
         self.model = model
         self._tools = tools
@@ -72,11 +75,13 @@ class Agent:
             self._add(message)
         self._save = save
         self._unsaved: list[Message] = []
+        self._rewritten = False  # compaction replaced history: the next save replaces it too
+        self._compact_at = compact_at  # fraction of the window that triggers a compaction
+        self._meter = ContextMeter()
         self._max_requests = max_requests
         self.reasoning_effort = reasoning_effort  # the user may change it between turns
         self._results: dict[str, ToolResultPart] = {}
         self._showed_content: set[str] = set()  # calls whose tool put its own content on screen
-        self._cost: float | None = None
         ordered = sorted(tools.values(), key=lambda t: t.name)  # a stable, cacheable prefix
         self._specs = tuple(
             ToolSpec(t.name, t.description, t.arguments.model_json_schema()) for t in ordered
@@ -88,15 +93,37 @@ class Agent:
 
     async def save(self) -> None:
         """Hand every message completed since the last save to the sink (the session store)."""
-        if self._save is not None and self._unsaved:
+        if self._save is None:
+            return
+        if self._rewritten:
+            self._rewritten, self._unsaved = False, []
+            await self._save(tuple(self._history), True)
+        elif self._unsaved:
             pending, self._unsaved = self._unsaved, []
-            await self._save(tuple(pending))
+            await self._save(tuple(pending), False)
+
+    async def compact(self, *, force: bool = False) -> AsyncGenerator[Event, None]:
+        """Shorten the history (``/compact``, a full window, or a provider's overflow error)."""
+        compaction_id = str(uuid.uuid4())
+        yield CompactionUpdated(compaction_id, "in_progress")
+        budget = int(self.model.context_window * self._compact_at)
+        history, summary, error = await compact(
+            self.model, self._history, budget=budget, force=force
+        )
+        self._history, self._rewritten, self._meter.in_context = history, True, 0
+        await self.save()
+        yield CompactionUpdated(compaction_id, "failed" if error else "completed", summary, error)
 
     async def run_turn(self, prompt: Sequence[UserPart]) -> AsyncGenerator[Event, None]:
         self._append_user(tuple(prompt))
         await self.save()
         try:
+            overflowed = False  # the provider said the last request did not fit
             for _ in range(self._max_requests):
+                if overflowed or self._meter.over(self.model, self._compact_at):
+                    async with aclosing(self.compact(force=overflowed)) as compaction:
+                        async for event in compaction:
+                            yield event
                 completed: ResponseCompleted | None = None
                 try:
                     async with aclosing(self._call_model()) as stream:
@@ -105,13 +132,21 @@ class Agent:
                                 completed = event
                             else:
                                 yield event
+                except ContextOverflow:
+                    if overflowed:
+                        raise  # compacted already and it still does not fit
+                    overflowed = True
+                    continue
                 except StreamInterrupted as exc:  # what arrived is kept; the turn ends here
                     yield NoticeRaised("error", "The model's response was cut off", str(exc))
                     yield TurnEnded("end_turn")
                     return
                 assert completed is not None, "a model stream must end with ResponseCompleted"
+                overflowed = False
                 await self.save()
-                yield self._usage(completed)
+                yield self._meter.record(completed, self.model)
+                if warning := self._meter.warning(self.model):
+                    yield warning
                 calls = completed.message.tool_calls
                 if not calls:
                     yield TurnEnded(FINISH_TO_STOP[completed.finish])
@@ -199,14 +234,6 @@ class Agent:
         )
         self._results = {}
         self._append_user(results)
-
-    def _usage(self, completed: ResponseCompleted) -> UsageUpdated:
-        usage = completed.usage
-        in_context = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
-        cost = self.model.cost(in_context, usage.output_tokens)
-        if cost is not None:
-            self._cost = (self._cost or 0.0) + cost
-        return UsageUpdated(in_context + usage.output_tokens, self.model.context_window, self._cost)
 
     def _append_user(self, parts: tuple[UserPart, ...]) -> None:
         self._add(UserMessage(parts), unsaved=True)

@@ -139,8 +139,14 @@ class SqliteSessionStore:
         await self._run(run)
 
     async def append(
-        self, session_id: str, messages: Sequence[Message], transcript: Sequence[DisplayItem]
+        self,
+        session_id: str,
+        messages: Sequence[Message],
+        transcript: Sequence[DisplayItem],
+        *,
+        replace: bool = False,
     ) -> None:
+        """``replace``: the messages are the whole conversation now (after a compaction)."""
         if not messages and not transcript:
             return
 
@@ -148,6 +154,8 @@ class SqliteSessionStore:
 
         def run(db: sqlite3.Connection) -> None:
             with _transaction(db):
+                if replace:
+                    db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
                 for table, bodies in (
                     ("messages", [dump_message(m) for m in messages]),
                     ("transcript", [json.dumps(t, ensure_ascii=False) for t in transcript]),
@@ -160,7 +168,10 @@ class SqliteSessionStore:
                         f"INSERT INTO {table} (session_id, seq, body) VALUES (?, ?, ?)",
                         [(session_id, start + i, body) for i, body in enumerate(bodies, 1)],
                     )
-                texts = [(session_id, text) for m in messages if (text := plain_text(m))]
+                # Search keeps the words of replaced messages: the user may still look for them.
+                texts = (
+                    [] if replace else [(session_id, t) for m in messages if (t := plain_text(m))]
+                )
                 db.executemany("INSERT INTO message_text (session_id, text) VALUES (?, ?)", texts)
                 db.execute(
                     "UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id)

@@ -54,7 +54,12 @@ class SessionStore(Protocol):
         ...
 
     async def append(
-        self, session_id: str, messages: Sequence[Message], transcript: Sequence[DisplayItem]
+        self,
+        session_id: str,
+        messages: Sequence[Message],
+        transcript: Sequence[DisplayItem],
+        *,
+        replace: bool = False,
     ) -> None:
         """Persist completed messages and display items; committed before returning."""
         ...

@@ -1,0 +1,37 @@
+"""How full the context is: usage after each model call, cost so far, and the warnings."""
+
+from __future__ import annotations
+
+from agent_core.events import NoticeRaised, UsageUpdated
+from agent_core.models.base import Model, ResponseCompleted
+
+WARN_AT = (0.95, 0.85)
+
+
+class ContextMeter:
+    def __init__(self) -> None:
+        self.in_context = 0  # tokens the last request and its answer take
+        self._cost: float | None = None
+        self._warned: set[float] = set()
+
+    def record(self, completed: ResponseCompleted, model: Model) -> UsageUpdated:
+        usage = completed.usage
+        prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        self.in_context = prompt + usage.output_tokens
+        cost = model.cost(prompt, usage.output_tokens)
+        if cost is not None:
+            self._cost = (self._cost or 0.0) + cost
+        return UsageUpdated(self.in_context, model.context_window, self._cost)
+
+    def over(self, model: Model, share: float) -> bool:
+        return self.in_context > model.context_window * share
+
+    def warning(self, model: Model) -> NoticeRaised | None:
+        """A notice the first time the context passes 85% and then 95% of the window."""
+        share = self.in_context / max(model.context_window, 1)
+        for level in WARN_AT:
+            if share >= level and level not in self._warned:
+                self._warned.add(level)
+                about = "Older parts of the conversation will be compacted; /compact does it now."
+                return NoticeRaised("warning", f"Context {level:.0%} full", about)
+        return None
