@@ -120,7 +120,7 @@ def _session_factory(
         if config_error:
             raise ConfigError(config_error)
         session_id = setup.session_id
-        notices = client.can("session", "notices")
+        notices, compaction = client.can("session", "notices"), client.can("session", "compaction")
 
         transcript = TranscriptBuilder()
 
@@ -130,7 +130,9 @@ def _session_factory(
             await connection.notify("session/update", {"sessionId": session_id, "update": update})
 
         async def report(event: Event) -> None:
-            if (update := to_session_update(event, notices=notices)) is not None:
+            if (
+                update := to_session_update(event, notices=notices, compaction=compaction)
+            ) is not None:
                 await send(update)
 
         async def mode_changed(mode: Mode) -> None:

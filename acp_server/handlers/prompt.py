@@ -16,7 +16,7 @@ from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
 from agent_core.events import Event, StopReason, ToolCallStarted, ToolCallUpdated, TurnEnded
-from agent_core.messages import UserPart
+from agent_core.messages import TextPart, UserPart
 
 MAX_LINKED_BYTES = 256 * 1024
 TITLE_CHARS = 60
@@ -59,17 +59,24 @@ async def _run_turn(
 ) -> StopReason:
     stop: StopReason = "end_turn"
     notices = state.client.can("session", "notices")
+    compaction = state.client.can("session", "compaction")
     unfinished: set[str] = set()  # tool calls shown but not yet completed or failed
     try:
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
-            async with aclosing(session.agent.run_turn(parts)) as events:
+            turn = (
+                session.agent.compact(force=True)
+                if _is_compact(parts)
+                else session.agent.run_turn(parts)
+            )
+            async with aclosing(turn) as events:
                 async for event in events:
                     if isinstance(event, TurnEnded):
                         stop = event.stop_reason
                         continue
                     _track(event, unfinished)
-                    if (update := to_session_update(event, notices=notices)) is not None:
+                    update = to_session_update(event, notices=notices, compaction=compaction)
+                    if update is not None:
                         await session.parts.send(update)
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, str(exc)) from exc
@@ -79,6 +86,13 @@ async def _run_turn(
             closing = ToolCallUpdated(call_id, status="failed", output="Stopped: the turn ended.")
             await session.parts.send(to_tool_call_update(closing))
     return "cancelled" if scope.cancelled_caught else stop
+
+
+def _is_compact(parts: tuple[UserPart, ...]) -> bool:
+    """``/compact`` alone: shorten the conversation now instead of asking the model anything."""
+    return (
+        len(parts) == 1 and isinstance(parts[0], TextPart) and parts[0].text.strip() == "/compact"
+    )
 
 
 def _track(event: Event, unfinished: set[str]) -> None:

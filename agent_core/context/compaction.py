@@ -79,7 +79,7 @@ def split_for_summary(
     start = _recent_start(history, keep_recent)
     prompts = [i for i in range(2, len(history)) if _is_prompt(history[i])]
     cut = max((i for i in prompts if i <= start), default=None) or (prompts[0] if prompts else None)
-    if cut is None or cut < 3:
+    if cut is None or cut < 2:
         return None
     return history[0], list(history[1:cut]), list(history[cut:])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_core.context.compaction import (
+    KEEP_RECENT_TOKENS,
     SUMMARY_SYSTEM,
     clear_old_tool_outputs,
     estimate_tokens,
@@ -24,10 +25,11 @@ async def compact(
 
     Without ``force``, stops after clearing tool outputs when that brings it under ``budget``.
     """
-    cleared = clear_old_tool_outputs(history)
+    keep_recent = min(KEEP_RECENT_TOKENS, budget // 2)  # small windows keep less verbatim
+    cleared = clear_old_tool_outputs(history, keep_recent)
     if not force and estimate_tokens(cleared) <= budget:
         return cleared, "Cleared the output of older tool calls.", None
-    split = split_for_summary(cleared)
+    split = split_for_summary(cleared, keep_recent)
     if split is None:
         return (
             cleared,
