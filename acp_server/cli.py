@@ -110,8 +110,8 @@ def _session_factory(
         from acp_server.bridge.workspace import EditorWorkspace
         from agent_core.approvals import Permissions
         from agent_core.config import child_environment
-        from agent_core.context.prompt import build_system_prompt
-        from agent_core.events import Event
+        from agent_core.context.prompt import Environment, build_system_prompt
+        from agent_core.events import Event, NoticeRaised
         from agent_core.models.registry import create_model
         from agent_core.modes import Mode
         from agent_core.permission_rules import JsonRuleStore
@@ -180,11 +180,19 @@ def _session_factory(
             from agent_core.tools import default_toolset
             from agent_core.tools.base import ToolContext
 
-            roots = setup.additional_directories
+            environment = Environment(
+                setup.cwd, setup.additional_directories, settings.shell, date.today()
+            )
+            prompt = build_system_prompt(environment, choice.spec)
+            blocked = [f for f in prompt.context_files if f.blocked]
             return Agent(
                 model=choice.model,
                 tools=default_toolset(),
-                system_prompt=build_system_prompt(setup.cwd, roots, date.today()),
+                system_prompt=prompt.text,
+                notices=[
+                    NoticeRaised("warning", f"Ignored {f.path.name}", f"{f.path}: {f.blocked}")
+                    for f in blocked
+                ],
                 tool_context=ToolContext(
                     "", workspace, permissions, report, terminal, search_sessions=search_sessions
                 ),

@@ -68,6 +68,7 @@ class Settings:
     keep_environment: frozenset[str] = frozenset()  # secret-looking variables commands may see
     max_turn_requests: int = 90  # model calls in one turn before it ends with max_turn_requests
     compact_at: float = 0.5  # share of the model's window that triggers a compaction
+    shell: str = "/bin/sh"  # the user's shell, named in the system prompt
 
     @property
     def config_file(self) -> Path:
@@ -116,6 +117,7 @@ def load_settings(
         models={name: _model(_table(models, name, f'[models."{name}"]'), name) for name in models},
         reasoning_effort=_choice(file, "reasoning_effort", ("low", "medium", "high")),
         max_turn_requests=int(_number(file, "max_turn_requests", 90, minimum=1)),
+        shell=env.get("SHELL") or "/bin/sh",
         compact_at=min(_number(file, "compact_at", 0.5, minimum=0.05), 0.95),
         keep_environment=frozenset(
             _strings(_table(file, "terminal", "[terminal]"), "keep_environment")

@@ -1,25 +1,98 @@
-"""The system prompt, assembled once per session and frozen for it."""
+"""The system prompt, assembled once per session, in a fixed order, and frozen for it.
+
+Order: identity, tool-use guidance, model-family guidance, the project's context files, the
+environment. Nothing mid-session changes it except an explicit user action (``/reload``, a model
+switch, a compaction), so provider prompt caches keep hitting turn after turn.
+"""
 
 from __future__ import annotations
 
 import platform
+import subprocess
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+
+from agent_core.context.files import ContextFile, find_context_files, render_context_files
 
 IDENTITY = (
     "You are Heron, a coding agent working inside the user's editor. You help with software "
     "engineering tasks in the user's workspace: read before you change, make focused edits, "
     "and explain briefly what you did."
 )
+TOOL_GUIDANCE = (
+    "# Working with tools\n"
+    "- Look before you act: find_files and search to orient yourself, read_file before editing.\n"
+    "- Prefer edit_file with small, exact replacements; write_file for new files.\n"
+    "- Every edit and command is shown to the user, who may reject it: when they do, adjust.\n"
+    "- Use todo to plan multi-step work and keep the plan current.\n"
+    "- Run the project's tests or checks with terminal after changing code, when there are any.\n"
+    "- Paths are relative to the workspace root unless absolute."
+)
+FAMILY_GUIDANCE = {
+    "anthropic": "Think before complex changes; keep answers short and concrete.",
+    "openai": "Be concise. Use the tools rather than guessing file contents.",
+    "openai-chat": "Call tools with valid JSON arguments. Keep answers short.",
+}
 
 
-def build_system_prompt(cwd: Path, additional_directories: tuple[Path, ...], today: date) -> str:
-    roots = "\n".join(f"- {p}" for p in additional_directories) or "- (none)"
+@dataclass(frozen=True)
+class Environment:
+    cwd: Path
+    additional_directories: tuple[Path, ...]
+    shell: str
+    today: date
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    text: str
+    context_files: tuple[ContextFile, ...]  # including the blocked ones, to tell the user
+
+
+def build_system_prompt(environment: Environment, model: str) -> SystemPrompt:
+    files = find_context_files(environment.cwd)
+    sections = [IDENTITY, TOOL_GUIDANCE]
+    if guidance := FAMILY_GUIDANCE.get(model.partition(":")[0]):
+        sections.append(guidance)
+    if instructions := render_context_files(files):
+        sections.append(
+            "# Project instructions\nFollow these; they come from the project itself.\n\n"
+            + instructions
+        )
+    sections.append(_environment(environment))
+    return SystemPrompt("\n\n".join(sections) + "\n", tuple(files))
+
+
+def _environment(environment: Environment) -> str:
+    roots = "\n".join(f"- {p}" for p in environment.additional_directories) or "- (none)"
     return (
-        f"{IDENTITY}\n\n"
         "# Environment\n"
-        f"Workspace root: {cwd}\n"
+        f"Workspace root: {environment.cwd}\n"
         f"Additional directories:\n{roots}\n"
         f"Operating system: {platform.system()} {platform.release()}\n"
-        f"Today's date: {today.isoformat()}\n"
+        f"Shell: {environment.shell}\n"
+        f"Git: {_git_summary(environment.cwd)}\n"
+        f"Today's date: {environment.today.isoformat()}"
+    )
+
+
+def _git_summary(cwd: Path) -> str:
+    """The branch and how many files differ from it, or why there is none."""
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(
+                ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=2
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    branch = git("rev-parse", "--abbrev-ref", "HEAD")
+    if branch is None:
+        return "not a git repository"
+    changed = [line for line in (git("status", "--porcelain") or "").splitlines() if line]
+    return (
+        f"branch {branch}, {len(changed)} changed file(s)" if changed else f"branch {branch}, clean"
     )

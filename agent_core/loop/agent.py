@@ -20,7 +20,6 @@ from agent_core.events import (
     CompactionUpdated,
     Event,
     NoticeRaised,
-    StopReason,
     TextContent,
     ToolCallUpdated,
     TurnEnded,
@@ -28,7 +27,7 @@ from agent_core.events import (
 from agent_core.loop.compacting import compact
 from agent_core.loop.execution import batches, execute, title
 from agent_core.loop.meter import ContextMeter
-from agent_core.loop.translate import translate
+from agent_core.loop.translate import FINISH_TO_STOP, translate
 from agent_core.messages import (
     AssistantMessage,
     AssistantPart,
@@ -44,12 +43,6 @@ from agent_core.tools.base import ToolContext, Toolset
 DEFAULT_MAX_REQUESTS = 90
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
 HistorySink = Callable[[Sequence[Message], bool], Awaitable[None]]  # (messages, replace all)
-FINISH_TO_STOP: dict[str, StopReason] = {
-    "end_turn": "end_turn",
-    "tool_use": "end_turn",
-    "max_tokens": "max_tokens",
-    "refusal": "refusal",
-}
 
 
 class Agent:
@@ -65,6 +58,7 @@ class Agent:
         reasoning_effort: str | None = None,
         save: HistorySink | None = None,
         compact_at: float = 0.5,
+        notices: Sequence[NoticeRaised] = (),
     ) -> None:
         self.model = model
         self._tools = tools
@@ -78,6 +72,7 @@ class Agent:
         self._rewritten = False  # compaction replaced history: the next save replaces it too
         self._compact_at = compact_at  # fraction of the window that triggers a compaction
         self._meter = ContextMeter()
+        self._notices = list(notices)  # told once, at the start of the next turn
         self._max_requests = max_requests
         self.reasoning_effort = reasoning_effort  # the user may change it between turns
         self._results: dict[str, ToolResultPart] = {}
@@ -115,6 +110,8 @@ class Agent:
         yield CompactionUpdated(compaction_id, "failed" if error else "completed", summary, error)
 
     async def run_turn(self, prompt: Sequence[UserPart]) -> AsyncGenerator[Event, None]:
+        while self._notices:
+            yield self._notices.pop(0)
         self._append_user(tuple(prompt))
         await self.save()
         try:

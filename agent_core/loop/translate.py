@@ -6,6 +6,7 @@ from agent_core.events import (
     Event,
     MessageDelta,
     NoticeRaised,
+    StopReason,
     ThoughtDelta,
     ToolCallStarted,
     ToolCallUpdated,
@@ -15,6 +16,13 @@ from agent_core.loop.preview import partial_arguments
 from agent_core.messages import AssistantPart, TextPart, ThinkingPart
 from agent_core.models.base import StreamEvent
 from agent_core.tools.base import Toolset
+
+FINISH_TO_STOP: dict[str, StopReason] = {
+    "end_turn": "end_turn",
+    "tool_use": "end_turn",
+    "max_tokens": "max_tokens",
+    "refusal": "refusal",
+}
 
 
 def translate(

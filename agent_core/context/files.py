@@ -1,0 +1,96 @@
+"""The project's own instructions for agents: AGENTS.md and its kin, found from the session's
+workspace (never from the process directory), capped in size and screened for injection."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+NAMES = ("AGENTS.md", "HERON.md", "CLAUDE.md", ".cursorrules", ".github/copilot-instructions.md")
+MAX_FILE_CHARS = 20_000
+MAX_TOTAL_CHARS = 60_000
+INJECTION = re.compile(
+    r"ignore\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier)\s+(instructions|prompts?|rules)"
+    r"|disregard\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|system)\s+(instructions|prompts?)"
+    r"|forget\s+(all\s+)?(your|previous)\s+instructions"
+    r"|you\s+are\s+now\s+(in\s+)?(developer|dan|jailbreak|unrestricted)"
+    r"|<\|im_start\|>|<\|system\|>|\[\[system\]\]|BEGIN\s+SYSTEM\s+PROMPT"
+    r"|(send|upload|post|exfiltrate)\s+(the\s+|all\s+|your\s+)?(api\s+keys?|secrets?|credentials|tokens?|\.env)",
+    re.IGNORECASE,
+)
+INVISIBLE = re.compile(
+    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+
+
+@dataclass(frozen=True)
+class ContextFile:
+    path: Path
+    text: str
+    blocked: str | None = None  # why the file was left out of the prompt
+
+
+def find_context_files(cwd: Path) -> list[ContextFile]:
+    """The workspace's own files, then the nearest of each name in parent directories up to the
+    repository root (the directory holding ``.git``); none above it."""
+    found: list[ContextFile] = []
+    seen: set[str] = set()
+    for directory in _up_to_repository_root(cwd):
+        for name in NAMES:
+            path = directory / name
+            if name in seen or not path.is_file():
+                continue
+            seen.add(name)
+            found.append(read_context_file(path))
+    return found
+
+
+def read_context_file(path: Path) -> ContextFile:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return ContextFile(path, "", f"unreadable: {exc.strerror}")
+    if reason := screen(text):
+        return ContextFile(path, "", reason)
+    if len(text) > MAX_FILE_CHARS:
+        text = text[:MAX_FILE_CHARS] + f"\n\n[{path.name} cut at {MAX_FILE_CHARS:,} characters]"
+    return ContextFile(path, text)
+
+
+def screen(text: str) -> str | None:
+    """Why ``text`` must not reach the model as instructions, or None."""
+    if INVISIBLE.search(text.lstrip("\ufeff")):
+        return "it contains invisible Unicode characters that can hide instructions"
+    if match := INJECTION.search(text):
+        return f"it looks like a prompt injection ({match.group(0)!r})"
+    return None
+
+
+def render_context_files(files: list[ContextFile]) -> str:
+    """The section of the system prompt that carries them, within the total cap."""
+    sections: list[str] = []
+    total = 0
+    for file in files:
+        if file.blocked or not file.text.strip():
+            continue
+        if total + len(file.text) > MAX_TOTAL_CHARS:
+            sections.append(f"[{file.path} left out: over {MAX_TOTAL_CHARS:,} characters in all]")
+            continue
+        total += len(file.text)
+        body = file.text.strip()
+        sections.append(
+            f'<project-instructions file="{file.path}">\n{body}\n</project-instructions>'
+        )
+    return "\n\n".join(sections)
+
+
+def _up_to_repository_root(cwd: Path) -> list[Path]:
+    chain = [cwd]
+    if (cwd / ".git").exists():
+        return chain
+    for parent in cwd.parents:
+        chain.append(parent)
+        if (parent / ".git").exists():
+            return chain
+    return [cwd]  # not in a repository: the workspace alone
