@@ -175,24 +175,30 @@ def _session_factory(
             write_via_editor=client.can("fs", "writeTextFile"),
         )
 
-        def make_agent() -> Agent:
-            from agent_core.loop.agent import Agent
-            from agent_core.tools import default_toolset
-            from agent_core.tools.base import ToolContext
-
+        def prompt_now() -> tuple[str, list[NoticeRaised]]:
+            """The system prompt as the workspace is now, and a notice per file left out."""
             environment = Environment(
                 setup.cwd, setup.additional_directories, settings.shell, date.today()
             )
             prompt = build_system_prompt(environment, choice.spec)
             blocked = [f for f in prompt.context_files if f.blocked]
+            notices = [
+                NoticeRaised("warning", f"Ignored {f.path.name}", f"{f.path}: {f.blocked}")
+                for f in blocked
+            ]
+            return prompt.text, notices
+
+        def make_agent() -> Agent:
+            from agent_core.loop.agent import Agent
+            from agent_core.tools import default_toolset
+            from agent_core.tools.base import ToolContext
+
+            system_prompt, notices = prompt_now()
             return Agent(
                 model=choice.model,
                 tools=default_toolset(),
-                system_prompt=prompt.text,
-                notices=[
-                    NoticeRaised("warning", f"Ignored {f.path.name}", f"{f.path}: {f.blocked}")
-                    for f in blocked
-                ],
+                system_prompt=system_prompt,
+                notices=notices,
                 tool_context=ToolContext(
                     "", workspace, permissions, report, terminal, search_sessions=search_sessions
                 ),
@@ -203,7 +209,7 @@ def _session_factory(
                 compact_at=settings.compact_at,
             )
 
-        return SessionParts(choice, permissions, terminal, make_agent, send, transcript)
+        return SessionParts(choice, permissions, terminal, make_agent, send, transcript, prompt_now)
 
     return build
 

@@ -21,7 +21,7 @@ from agent_core.modes import MODE_NAMES, Mode
 async def set_mode(state: ServerState, raw: Any) -> dict[str, Any]:
     request = wire.set_mode_request(raw)
     session = state.session(request.session_id)
-    await session.parts.permissions.set_mode(_mode(request.mode_id))
+    await session.parts.permissions.set_mode(mode_value(request.mode_id))
     return {}
 
 
@@ -32,9 +32,9 @@ async def set_config_option(state: ServerState, raw: Any) -> dict[str, Any]:
     if not isinstance(value, str):
         raise RpcError.invalid_params(f"{request.config_id!r} takes a value id, not a boolean")
     if request.config_id == MODE_CONFIG_ID:
-        await session.parts.permissions.set_mode(_mode(value))
+        await session.parts.permissions.set_mode(mode_value(value))
     elif request.config_id == MODEL_CONFIG_ID:
-        await _switch_model(state, session, value)
+        await switch_model(state, session, value)
     elif (
         request.config_id == THOUGHT_CONFIG_ID
         and session.options(state.settings).thought_level is not None
@@ -53,7 +53,7 @@ async def set_config_option(state: ServerState, raw: Any) -> dict[str, Any]:
     return {"configOptions": to_config_options(session.options(state.settings))}
 
 
-async def _switch_model(state: ServerState, session: Session, spec: str) -> None:
+async def switch_model(state: ServerState, session: Session, spec: str) -> None:
     from agent_core.models.registry import create_model
 
     try:
@@ -64,7 +64,7 @@ async def _switch_model(state: ServerState, session: Session, spec: str) -> None
     await state.store.update(session.id, model=spec)
 
 
-def _mode(value: str) -> Mode:
+def mode_value(value: str) -> Mode:
     if value not in MODE_NAMES:
         raise RpcError.invalid_params(f"unknown mode {value!r}; modes: {', '.join(MODE_NAMES)}")
     return value

@@ -12,6 +12,7 @@ import anyio
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
 from acp_server.bridge.updates import to_session_update, to_tool_call_update
 from acp_server.handlers import params
+from acp_server.handlers.commands import run_command
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
@@ -27,19 +28,19 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
 
     request = wire.prompt_request(raw)
     session = state.session(request.session_id)
+    ticket = session.cancellations  # before any await: a cancel sent after this prompt counts
     blocks = [wire.dump(block) for block in request.prompt]
     linked = {uri: await _read_linked(uri) for uri in linked_uris(blocks)}
     try:
         parts = from_prompt(blocks, linked, images=session.parts.choice.model.accepts_images)
     except UnsupportedContent as exc:
         raise RpcError.invalid_params(str(exc)) from None
-    ticket = session.cancellations
     async with session.turn_lock:
         if session.cancellations != ticket:  # cancelled while queued: do not run stale work
             return {"stopReason": "cancelled"}
         session.parts.transcript.user_prompt(blocks)
         try:
-            stop = await _run_turn(state, session, parts)
+            stop = await _prompt_or_command(state, session, parts)
         finally:
             with anyio.CancelScope(shield=True):  # what happened is saved, however it ended
                 await session.agent.save()
@@ -54,8 +55,23 @@ async def cancel(state: ServerState, raw: Any) -> None:
     state.session(params.string(params.as_object(raw), "sessionId")).cancel()
 
 
-async def _run_turn(
+async def _prompt_or_command(
     state: ServerState, session: Session, parts: tuple[UserPart, ...]
+) -> StopReason:
+    """A slash command runs here or becomes the prompt; anything else is a turn."""
+    text = parts[0].text.strip() if len(parts) == 1 and isinstance(parts[0], TextPart) else ""
+    if text == "/compact":
+        return await _run_turn(state, session, parts, compact=True)
+    if text.startswith("/"):
+        prompt = await run_command(state, session, text)
+        if prompt is None:
+            return "end_turn"
+        parts = (TextPart(prompt),)
+    return await _run_turn(state, session, parts)
+
+
+async def _run_turn(
+    state: ServerState, session: Session, parts: tuple[UserPart, ...], *, compact: bool = False
 ) -> StopReason:
     stop: StopReason = "end_turn"
     notices = state.client.can("session", "notices")
@@ -64,11 +80,7 @@ async def _run_turn(
     try:
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
-            turn = (
-                session.agent.compact(force=True)
-                if _is_compact(parts)
-                else session.agent.run_turn(parts)
-            )
+            turn = session.agent.compact(force=True) if compact else session.agent.run_turn(parts)
             async with aclosing(turn) as events:
                 async for event in events:
                     if isinstance(event, TurnEnded):
@@ -86,13 +98,6 @@ async def _run_turn(
             closing = ToolCallUpdated(call_id, status="failed", output="Stopped: the turn ended.")
             await session.parts.send(to_tool_call_update(closing))
     return "cancelled" if scope.cancelled_caught else stop
-
-
-def _is_compact(parts: tuple[UserPart, ...]) -> bool:
-    """``/compact`` alone: shorten the conversation now instead of asking the model anything."""
-    return (
-        len(parts) == 1 and isinstance(parts[0], TextPart) and parts[0].text.strip() == "/compact"
-    )
 
 
 def _track(event: Event, unfinished: set[str]) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.handlers import params
+from acp_server.handlers.commands import announce_commands
 from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
 from acp_server.handlers.state import Restored, ServerState, Session, SessionSetup
 from acp_server.jsonrpc.connection import Reply
@@ -47,7 +48,8 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
     session = state.sessions[setup.session_id] = Session(setup, parts)
     model = choice.model
 
-    async def warm_up() -> None:  # after the response: what the first prompt will need
+    async def warm_up() -> None:  # after the response: commands, then what prompts will need
+        await announce_commands(state, session)
         await state.run_once("wire models", state.warm_up)
         await state.run_once(model.name, model.warm_up)
 

@@ -18,6 +18,7 @@ from agent_core.config import Settings
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from acp_server.bridge.transcript import TranscriptBuilder
     from agent_core.approvals import Permissions
+    from agent_core.events import NoticeRaised
     from agent_core.loop.agent import Agent
     from agent_core.messages import Message
     from agent_core.models.base import Model
@@ -75,6 +76,7 @@ class SessionParts:
     make_agent: Callable[[], Agent]
     send: Callable[[dict[str, Any]], Awaitable[None]]  # a session/update, also kept for replay
     transcript: TranscriptBuilder
+    system_prompt: Callable[[], tuple[str, list[NoticeRaised]]]  # as the workspace is now
 
 
 @dataclass(frozen=True)

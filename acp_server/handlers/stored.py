@@ -10,6 +10,7 @@ from typing import Any
 from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.bridge.transcript import replay
 from acp_server.handlers import params
+from acp_server.handlers.commands import announce_commands
 from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
 from acp_server.handlers.state import (
     Restored,
@@ -32,13 +33,14 @@ async def load_session(state: ServerState, raw: Any) -> Reply:
     session, stored = await _open(state, raw)
     for update in replay(stored.transcript):
         await state.notify_update(session.id, update)
+    await announce_commands(state, session)  # part of the replay: nothing may follow the answer
     return _opened(state, session)
 
 
 async def resume_session(state: ServerState, raw: Any) -> Reply:
     """Like load, without the replay: the editor already shows the conversation."""
     session, _ = await _open(state, raw)
-    return _opened(state, session)
+    return _opened(state, session, announce=True)
 
 
 async def fork_session(state: ServerState, raw: Any) -> Reply:
@@ -155,10 +157,12 @@ def _build(state: ServerState, setup: SessionSetup, stored: StoredSession) -> Se
         raise RpcError(INTERNAL_ERROR, f"Cannot open the session: {exc}") from exc
 
 
-def _opened(state: ServerState, session: Session) -> Reply:
+def _opened(state: ServerState, session: Session, *, announce: bool = False) -> Reply:
     options, model = session.options(state.settings), session.parts.choice.model
 
     async def warm_up() -> None:
+        if announce:
+            await announce_commands(state, session)
         await state.run_once("wire models", state.warm_up)
         await state.run_once(model.name, model.warm_up)
 

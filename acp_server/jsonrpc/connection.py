@@ -1,8 +1,9 @@
 """A bidirectional JSON-RPC 2.0 peer over a newline-delimited byte transport.
 
 Incoming requests each run in their own task, so a notification such as ``session/cancel`` is
-read and handled while a long request is still running. Notifications are handled in arrival
-order, inline, and must be quick. Outgoing requests are matched to responses by id.
+read and handled while a long request is still running. Notifications run in tasks too, started
+in arrival order after the requests before them, so a handler's first synchronous steps always
+see the notifications that came later as later. Outgoing requests are matched to responses by id.
 
 The connection knows no ACP method names: it is given a ``Dispatcher`` and calls it.
 ``$/cancel_request`` is JSON-RPC plumbing and is handled here.
@@ -199,7 +200,7 @@ class Connection:
         if method is None:
             self._on_response(message)
         elif "id" not in message:
-            await self._on_notification(method, message.get("params"), dispatcher)
+            work.start_soon(self._on_notification, method, message.get("params"), dispatcher)
         elif answer_id is not None:
             work.start_soon(self._run_request, answer_id, method, message.get("params"), dispatcher)
 

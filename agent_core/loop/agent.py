@@ -71,7 +71,7 @@ class Agent:
         self._unsaved: list[Message] = []
         self._rewritten = False  # compaction replaced history: the next save replaces it too
         self._compact_at = compact_at  # fraction of the window that triggers a compaction
-        self._meter = ContextMeter()
+        self.meter = ContextMeter()  # how full the context is, and the cost so far
         self._notices = list(notices)  # told once, at the start of the next turn
         self._max_requests = max_requests
         self.reasoning_effort = reasoning_effort  # the user may change it between turns
@@ -85,6 +85,9 @@ class Agent:
     @property
     def history(self) -> tuple[Message, ...]:
         return tuple(self._history)
+
+    def replace_system_prompt(self, text: str, notices: Sequence[NoticeRaised] = ()) -> None:
+        self._system, self._notices = text, [*self._notices, *notices]  # only on /reload
 
     async def save(self) -> None:
         """Hand every message completed since the last save to the sink (the session store)."""
@@ -105,7 +108,7 @@ class Agent:
         history, summary, error = await compact(
             self.model, self._history, budget=budget, force=force
         )
-        self._history, self._rewritten, self._meter.in_context = history, True, 0
+        self._history, self._rewritten, self.meter.in_context = history, True, 0
         await self.save()
         yield CompactionUpdated(compaction_id, "failed" if error else "completed", summary, error)
 
@@ -117,7 +120,7 @@ class Agent:
         try:
             overflowed = False  # the provider said the last request did not fit
             for _ in range(self._max_requests):
-                if overflowed or self._meter.over(self.model, self._compact_at):
+                if overflowed or self.meter.over(self.model, self._compact_at):
                     async with aclosing(self.compact(force=overflowed)) as compaction:
                         async for event in compaction:
                             yield event
@@ -141,8 +144,8 @@ class Agent:
                 assert completed is not None, "a model stream must end with ResponseCompleted"
                 overflowed = False
                 await self.save()
-                yield self._meter.record(completed, self.model)
-                if warning := self._meter.warning(self.model):
+                yield self.meter.record(completed, self.model)
+                if warning := self.meter.warning(self.model):
                     yield warning
                 calls = completed.message.tool_calls
                 if not calls:

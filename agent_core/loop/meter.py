@@ -11,7 +11,7 @@ WARN_AT = (0.95, 0.85)
 class ContextMeter:
     def __init__(self) -> None:
         self.in_context = 0  # tokens the last request and its answer take
-        self._cost: float | None = None
+        self.cost: float | None = None  # USD so far, when the price is known
         self._warned: set[float] = set()
 
     def record(self, completed: ResponseCompleted, model: Model) -> UsageUpdated:
@@ -20,8 +20,8 @@ class ContextMeter:
         self.in_context = prompt + usage.output_tokens
         cost = model.cost(prompt, usage.output_tokens)
         if cost is not None:
-            self._cost = (self._cost or 0.0) + cost
-        return UsageUpdated(self.in_context, model.context_window, self._cost)
+            self.cost = (self.cost or 0.0) + cost
+        return UsageUpdated(self.in_context, model.context_window, self.cost)
 
     def over(self, model: Model, share: float) -> bool:
         return self.in_context > model.context_window * share

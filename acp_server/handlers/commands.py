@@ -1,0 +1,84 @@
+"""Slash commands in prompts: Heron's own are answered here; templates become the prompt.
+
+A command the agent does not know goes to the model as the text it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp_server.handlers.state import ServerState, Session
+from acp_server.jsonrpc.errors import RpcError
+from agent_core.context.commands import INIT_PROMPT, SlashCommand, available_commands, expand, parse
+
+
+def commands_for(state: ServerState, session: Session) -> dict[str, SlashCommand]:
+    return available_commands(session.setup.cwd, state.settings.home)
+
+
+def to_commands_update(commands: dict[str, SlashCommand]) -> dict[str, Any]:
+    listed: list[dict[str, Any]] = []
+    for command in commands.values():
+        entry: dict[str, Any] = {"name": command.name, "description": command.description}
+        if command.hint:
+            entry["input"] = {"hint": command.hint}
+        listed.append(entry)
+    return {"sessionUpdate": "available_commands_update", "availableCommands": listed}
+
+
+async def announce_commands(state: ServerState, session: Session) -> None:
+    """``available_commands_update`` (after a session response: JetBrains waits otherwise)."""
+    await state.notify_update(session.id, to_commands_update(commands_for(state, session)))
+
+
+async def run_command(state: ServerState, session: Session, text: str) -> str | None:
+    """Handle ``text`` if it is one of Heron's commands (None: done, nothing to ask the model);
+    otherwise the prompt to send: a template's expansion, or ``text`` unchanged."""
+    parsed = parse(text)
+    if parsed is None:
+        return text
+    name, arguments = parsed
+    command = commands_for(state, session).get(name)
+    if command is None:
+        return text
+    if command.template is not None:
+        return expand(command, arguments)
+    if name == "init":
+        return INIT_PROMPT + (f"\n\nAlso: {arguments}" if arguments else "")
+    reply = await _builtin(state, session, name, arguments)
+    await session.parts.send(
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": f"command-{name}-{id(reply)}",
+            "content": {"type": "text", "text": reply},
+        }
+    )
+    return None
+
+
+async def _builtin(state: ServerState, session: Session, name: str, arguments: str) -> str:
+    from acp_server.handlers.modes import mode_value, switch_model
+
+    if name == "help":
+        lines = [
+            f"- `/{c.name}`{f' {c.hint}' if c.hint else ''}: {c.description}"
+            for c in commands_for(state, session).values()
+        ]
+        return "Commands:\n" + "\n".join(lines)
+    if name == "cost":
+        meter, window = session.agent.meter, session.parts.choice.model.context_window
+        cost = f"${meter.cost:.4f}" if meter.cost is not None else "unknown (no price configured)"
+        return f"Context: {meter.in_context:,} of {window:,} tokens. Cost so far: {cost}."
+    if name == "reload":
+        session.agent.replace_system_prompt(*session.parts.system_prompt())
+        return "Reloaded the project instructions; they apply from the next prompt."
+    try:
+        if name == "mode":
+            await session.parts.permissions.set_mode(mode_value(arguments))
+            return f"The approval mode is now {arguments}."
+        if name == "model":
+            await switch_model(state, session, arguments)
+            return f"Switched to {arguments}."
+    except RpcError as exc:
+        return exc.message
+    return f"/{name} is not available here."
