@@ -85,7 +85,9 @@ def test_a_loaded_session_replays_what_the_editor_saw(
         assert response["result"]["modes"]["currentModeId"] == "ask"
         assert editor.drain(quiet=0.5) == []  # nothing follows the load response
     assert replayed[:-1] == expected
-    assert replayed[-1]["sessionUpdate"] == "available_commands_update"  # commands are part of the replay
+    assert (
+        replayed[-1]["sessionUpdate"] == "available_commands_update"
+    )  # commands are part of the replay
     kinds = [u["sessionUpdate"] for u in replayed]
     assert kinds.count("tool_call") == 3 and kinds.count("plan") == 1
     diff = next(
