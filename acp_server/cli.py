@@ -180,7 +180,7 @@ def _session_factory(
             environment = Environment(
                 setup.cwd, setup.additional_directories, settings.shell, date.today()
             )
-            prompt = build_system_prompt(environment, choice.spec)
+            prompt = build_system_prompt(environment, choice.spec, setup.system_prompt)
             blocked = [f for f in prompt.context_files if f.blocked]
             notices = [
                 NoticeRaised("warning", f"Ignored {f.path.name}", f"{f.path}: {f.blocked}")

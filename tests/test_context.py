@@ -126,3 +126,41 @@ def _without_cache_marks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]
         }
         for m in messages
     ]
+
+
+def test_the_editor_can_append_to_or_override_the_system_prompt(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    def new(agent: RawAgent, mode: str) -> str:
+        prompt = {"mode": mode, "content": [{"type": "text", "text": f"EDITOR-{mode.upper()}"}]}
+        return agent.request(
+            "session/new", {"cwd": str(workspace), "mcpServers": [], "systemPrompt": prompt}
+        )["result"]["sessionId"]
+
+    with FakeLLM() as fake:
+        fake.enqueue(Reply((Text("a"),)), Reply((Text("b"),)))
+        with RawAgent(anthropic_env(agent_env, fake)) as agent:
+            capabilities = agent.initialize()["agentCapabilities"]["sessionCapabilities"]
+            agent.prompt(new(agent, "append"), "hi")
+            agent.prompt(new(agent, "override"), "hi")
+            bad = agent.request(
+                "session/new",
+                {
+                    "cwd": str(workspace),
+                    "mcpServers": [],
+                    "systemPrompt": {"mode": "prepend", "content": [{"type": "text", "text": "x"}]},
+                },
+                check=False,
+            )
+        appended, overridden = (
+            system_text(fake.requests[0].body),
+            system_text(fake.requests[1].body),
+        )
+    assert capabilities["systemPrompt"] == {"mode": {"override": {}}}
+    assert "You are Heron" in appended and appended.rstrip().endswith("EDITOR-APPEND")
+    assert (
+        overridden.startswith("EDITOR-OVERRIDE")
+        and "You are Heron" not in overridden
+        and "# Environment" in overridden
+    )
+    assert bad["error"]["code"] == -32602 and "prepend" in bad["error"]["message"]

@@ -37,6 +37,7 @@ def test_initialize_is_honest_about_capabilities(agent_env: dict[str, str]) -> N
         "close",
         "delete",
         "fork",
+        "systemPrompt",
     }
     assert result["agentInfo"]["name"] == "heron"
     [method] = result["authMethods"]

@@ -48,6 +48,7 @@ async def initialize(state: ServerState, raw: Any) -> Reply:
                 "close": {},
                 "delete": {},
                 "fork": {},  # unstable in ACP v1
+                "systemPrompt": {"mode": {"override": {}}},  # stable since 1.30; unstable here
             },
         },
         "agentInfo": {"name": "heron", "title": "Heron", "version": __version__},

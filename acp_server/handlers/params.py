@@ -62,3 +62,29 @@ def directory(value: Any, what: str) -> Path:
         problem = "is not a directory" if path.exists() else "does not exist"
         raise RpcError.invalid_params(f"{what} {value!r} {problem}")
     return path.resolve()
+
+
+def system_prompt(params: dict[str, Any]) -> tuple[str, str] | None:
+    """The editor's ``systemPrompt`` as (mode, text): ``append`` or ``override``, text only."""
+    value = params.get("systemPrompt")
+    if value is None:
+        return None
+    prompt = as_object_or_none(value)
+    if prompt is None:
+        raise RpcError.invalid_params("'systemPrompt' must be an object with 'mode' and 'content'")
+    mode, content = prompt.get("mode"), prompt.get("content")
+    if mode not in ("append", "override"):
+        raise RpcError.invalid_params(
+            f"systemPrompt mode {mode!r} is not supported; use 'append' or 'override'"
+        )
+    if not isinstance(content, list) or not content:
+        raise RpcError.invalid_params(
+            "systemPrompt content must be a non-empty array of text blocks"
+        )
+    texts: list[str] = []
+    for block in cast(list[Any], content):
+        block_object = as_object_or_none(block) or {}
+        if block_object.get("type") != "text" or not isinstance(block_object.get("text"), str):
+            raise RpcError.invalid_params("systemPrompt content may only hold text blocks")
+        texts.append(block_object["text"])
+    return mode, "\n\n".join(texts)

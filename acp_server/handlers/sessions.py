@@ -26,6 +26,7 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
             params.directory(d, "additionalDirectories entry") for d in extra
         ),
         mcp_servers=tuple(params.optional_list(request, "mcpServers")),
+        system_prompt=params.system_prompt(request),
     )
     if not has_credentials(state):
         raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")

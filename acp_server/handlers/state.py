@@ -47,6 +47,7 @@ class SessionSetup:
     cwd: Path
     additional_directories: tuple[Path, ...]
     mcp_servers: tuple[Any, ...]
+    system_prompt: tuple[str, str] | None = None  # the editor's (mode, text)
 
 
 @dataclass

@@ -141,9 +141,8 @@ def _setup(session_id: str, request: dict[str, Any], stored: StoredSession) -> S
     extra = params.optional_list(request, "additionalDirectories")
     directories = tuple(params.directory(d, "additionalDirectories entry") for d in extra)
     mcp_servers = tuple(params.optional_list(request, "mcpServers"))
-    return SessionSetup(
-        session_id, cwd, directories or stored.record.additional_directories, mcp_servers
-    )
+    directories = directories or stored.record.additional_directories
+    return SessionSetup(session_id, cwd, directories, mcp_servers, params.system_prompt(request))
 
 
 def _build(state: ServerState, setup: SessionSetup, stored: StoredSession) -> SessionParts:

@@ -50,17 +50,26 @@ class SystemPrompt:
     context_files: tuple[ContextFile, ...]  # including the blocked ones, to tell the user
 
 
-def build_system_prompt(environment: Environment, model: str) -> SystemPrompt:
+def build_system_prompt(
+    environment: Environment, model: str, editor: tuple[str, str] | None = None
+) -> SystemPrompt:
+    """``editor``: the editor's own system prompt as (mode, text); ``override`` replaces Heron's
+    identity and guidance, ``append`` comes last."""
     files = find_context_files(environment.cwd)
-    sections = [IDENTITY, TOOL_GUIDANCE]
-    if guidance := FAMILY_GUIDANCE.get(model.partition(":")[0]):
-        sections.append(guidance)
+    if editor is not None and editor[0] == "override":
+        sections = [editor[1]]
+    else:
+        sections = [IDENTITY, TOOL_GUIDANCE]
+        if guidance := FAMILY_GUIDANCE.get(model.partition(":")[0]):
+            sections.append(guidance)
     if instructions := render_context_files(files):
         sections.append(
             "# Project instructions\nFollow these; they come from the project itself.\n\n"
             + instructions
         )
     sections.append(_environment(environment))
+    if editor is not None and editor[0] == "append":
+        sections.append("# Instructions from the editor\n" + editor[1])
     return SystemPrompt("\n\n".join(sections) + "\n", tuple(files))
 
 
