@@ -39,6 +39,8 @@ class ModelSettings:
     images: bool | None = None
     input_price: float | None = None  # USD per million tokens
     output_price: float | None = None
+    cache_read_price: float | None = None
+    cache_write_price: float | None = None
 
     def fields(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -175,7 +177,14 @@ def _model(table: dict[str, Any], name: str) -> ModelSettings:
         raise ConfigError(f'config.toml: [models."{name}"] images must be true or false')
     numbers = {
         key: _number(table, key, None, minimum=0)
-        for key in ("context_window", "max_output_tokens", "input_price", "output_price")
+        for key in (
+            "context_window",
+            "max_output_tokens",
+            "input_price",
+            "output_price",
+            "cache_read_price",
+            "cache_write_price",
+        )
     }
     return ModelSettings(
         context_window=_int_or_none(numbers["context_window"]),
@@ -183,6 +192,8 @@ def _model(table: dict[str, Any], name: str) -> ModelSettings:
         images=images,
         input_price=numbers["input_price"],
         output_price=numbers["output_price"],
+        cache_read_price=numbers["cache_read_price"],
+        cache_write_price=numbers["cache_write_price"],
     )
 
 

@@ -124,7 +124,9 @@ class OverflowOnce:
     def warm_up(self) -> None:
         return None
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+    def cost(
+        self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
+    ) -> float | None:
         return None
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:

@@ -114,3 +114,7 @@ def test_catalog_knows_families_and_config_overrides_them() -> None:
     assert custom.context_window == 32_768
     assert custom.cost(1_000_000, 500_000) == 2.0
     assert describe("anthropic", "claude-x").cost(10, 10) is None  # prices only when configured
+    cached = describe("anthropic", "claude-x", ModelSettings(input_price=10, output_price=20))
+    assert (
+        cached.cost(0, 0, cache_read=1_000_000, cache_write=1_000_000) == 1.0 + 12.5
+    )  # 10% and 125% of input

@@ -18,7 +18,12 @@ class ContextMeter:
         usage = completed.usage
         prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
         self.in_context = prompt + usage.output_tokens
-        cost = model.cost(prompt, usage.output_tokens)
+        cost = model.cost(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+        )
         if cost is not None:
             self.cost = (self.cost or 0.0) + cost
         return UsageUpdated(self.in_context, model.context_window, self.cost)

@@ -103,8 +103,10 @@ class Model(Protocol):
         """Import the SDK and build the client (blocking; run it in a worker thread)."""
         ...
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
-        """USD for this much usage, when the price is known."""
+    def cost(
+        self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
+    ) -> float | None:
+        """USD for this much usage (prompt-cache reads and writes priced apart), when known."""
         ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:

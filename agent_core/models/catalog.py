@@ -19,11 +19,24 @@ class ModelInfo:
     images: bool = False
     input_price: float | None = None  # USD per million input tokens
     output_price: float | None = None
+    cache_read_price: float | None = None  # defaults: 10% of input (read), 125% (write)
+    cache_write_price: float | None = None
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+    def cost(
+        self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
+    ) -> float | None:
         if self.input_price is None or self.output_price is None:
             return None
-        return (input_tokens * self.input_price + output_tokens * self.output_price) / 1_000_000
+        read = (
+            self.cache_read_price if self.cache_read_price is not None else self.input_price * 0.1
+        )
+        write = (
+            self.cache_write_price
+            if self.cache_write_price is not None
+            else self.input_price * 1.25
+        )
+        dollars = input_tokens * self.input_price + output_tokens * self.output_price
+        return (dollars + cache_read * read + cache_write * write) / 1_000_000
 
 
 KNOWN: tuple[tuple[str, str, ModelInfo], ...] = (
@@ -68,8 +81,10 @@ class CataloguedModel:
     def accepts_images(self) -> bool:
         return self.info.images
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
-        return self.info.cost(input_tokens, output_tokens)
+    def cost(
+        self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
+    ) -> float | None:
+        return self.info.cost(input_tokens, output_tokens, cache_read, cache_write)
 
 
 SUGGESTED: dict[str, tuple[str, ...]] = {

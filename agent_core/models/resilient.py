@@ -45,8 +45,10 @@ class ResilientModel:
     def accepts_images(self) -> bool:
         return self._active.accepts_images
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
-        return self._active.cost(input_tokens, output_tokens)
+    def cost(
+        self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
+    ) -> float | None:
+        return self._active.cost(input_tokens, output_tokens, cache_read, cache_write)
 
     def warm_up(self) -> None:
         self._chain[0].warm_up()
