@@ -44,6 +44,8 @@ pytest: $(INSTALLED) $(NODE_DEPS) ## run the test suite only
 test: lint pytest ## every quality gate, then the tests (what CI runs)
 
 bench: $(INSTALLED) ## measure start-up, latency and memory; writes docs/PERFORMANCE.md
+	@# Bytecode as an installed wheel has it (PYTHONDONTWRITEBYTECODE may be set here).
+	$(BIN)/python -m compileall -q acp_server agent_core
 	$(BIN)/python -m bench --write docs/PERFORMANCE.md
 
 gen-schema: $(INSTALLED) ## regenerate acp_server/protocol/ from the ACP JSON schema

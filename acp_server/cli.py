@@ -108,6 +108,7 @@ def _session_factory(
         from acp_server.bridge.transcript import TranscriptBuilder
         from acp_server.bridge.updates import to_session_update
         from acp_server.bridge.workspace import EditorWorkspace
+        from acp_server.bridge.writes import WriteBehind
         from agent_core.approvals import Permissions
         from agent_core.config import child_environment
         from agent_core.context.prompt import Environment, build_system_prompt
@@ -149,8 +150,11 @@ def _session_factory(
                 if h.session_id != session_id
             ]
 
+        writes = WriteBehind()
+
         async def save(messages: Sequence[Message], replace: bool) -> None:
-            await store.append(session_id, messages, transcript.drain(), replace=replace)
+            items = transcript.drain()
+            await writes.submit(lambda: store.append(session_id, messages, items, replace=replace))
 
         spec = restored.model or settings.model or ""
         choice = ModelChoice(
@@ -209,7 +213,9 @@ def _session_factory(
                 compact_at=settings.compact_at,
             )
 
-        return SessionParts(choice, permissions, terminal, make_agent, send, transcript, prompt_now)
+        return SessionParts(
+            choice, permissions, terminal, make_agent, send, transcript, prompt_now, writes
+        )
 
     return build
 

@@ -32,7 +32,9 @@ def report(figures: list[Figure]) -> str:
     return (
         "# Performance\n\n"
         "Measured by `make bench` (`python -m bench --write docs/PERFORMANCE.md`) against real\n"
-        "`heron acp` processes over stdio, with the offline scripted model. Budgets are from\n"
+        "`heron acp` processes over stdio, with the offline scripted model unless a figure\n"
+        "names a provider (then against the tests' fake LLM server, with the real SDK).\n"
+        "Modules are byte-compiled first, as an installed wheel has them. Budgets are from\n"
         "DESIGN.md section 5.\n\n"
         f"Last run: {stamp} on {machine}.\n\n"
         f"{HEADER}\n{rows}\n"

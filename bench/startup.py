@@ -66,7 +66,7 @@ def measure(env: dict[str, str]) -> list[Figure]:
     with tempfile.TemporaryDirectory() as tmp:
         runs = [one_run(env, Path(tmp)) for _ in range(RUNS)]
     init, new, rss = (sorted(column) for column in zip(*runs, strict=True))
-    return [
+    figures = [
         Figure(
             "spawn -> `initialize` response",
             statistics.median(init) * 1000,
@@ -89,3 +89,20 @@ def measure(env: dict[str, str]) -> list[Figure]:
             "VmHWM after 1 s idle (warm-up done)",
         ),
     ]
+    return [*figures, session_new_with_large_context(env)]
+
+
+def session_new_with_large_context(env: dict[str, str]) -> Figure:
+    """`session/new` in a repository whose AGENTS.md, CLAUDE.md and .cursorrules are large."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "repo"
+        (repo / ".git").mkdir(parents=True)
+        for name in ("AGENTS.md", "CLAUDE.md", ".cursorrules"):
+            (repo / name).write_text(
+                "Follow the project conventions carefully.\n" * 5000
+            )  # ~200 KB each
+        runs = [one_run(env, repo)[1] for _ in range(RUNS)]
+    how = f"median of {RUNS}; three ~200 KB context files (read at the first prompt, not here)"
+    return Figure(
+        "`session/new` response, large context files", statistics.median(runs) * 1000, "ms", 50, how
+    )

@@ -39,14 +39,21 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
         if session.cancellations != ticket:  # cancelled while queued: do not run stale work
             return {"stopReason": "cancelled"}
         session.parts.transcript.user_prompt(blocks)
-        try:
-            stop = await _prompt_or_command(state, session, parts)
-        finally:
-            with anyio.CancelScope(shield=True):  # what happened is saved, however it ended
-                await session.agent.save()
-                await state.store.append(
-                    session.id, (), session.parts.transcript.drain(finished=True)
-                )
+        failure: Exception | None = None
+        async with session.parts.writes.running():  # the answer waits for the writes, not the turn
+            try:
+                stop = await _prompt_or_command(state, session, parts)
+            except Exception as exc:  # noqa: BLE001 - raised below, outside the writer's task group
+                failure, stop = exc, "end_turn"
+            finally:
+                with anyio.CancelScope(shield=True):  # what happened is saved, however it ended
+                    await session.agent.save()
+                    rest = session.parts.transcript.drain(finished=True)
+                    await session.parts.writes.submit(
+                        lambda: state.store.append(session.id, (), rest)
+                    )
+        if failure is not None:
+            raise failure
         await _name_the_session(state, session, blocks)
         return {"stopReason": stop}
 

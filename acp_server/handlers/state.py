@@ -17,6 +17,7 @@ from agent_core.config import Settings
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from acp_server.bridge.transcript import TranscriptBuilder
+    from acp_server.bridge.writes import WriteBehind
     from agent_core.approvals import Permissions
     from agent_core.events import NoticeRaised
     from agent_core.loop.agent import Agent
@@ -78,6 +79,7 @@ class SessionParts:
     send: Callable[[dict[str, Any]], Awaitable[None]]  # a session/update, also kept for replay
     transcript: TranscriptBuilder
     system_prompt: Callable[[], tuple[str, list[NoticeRaised]]]  # as the workspace is now
+    writes: WriteBehind  # the session's store writes during a turn
 
 
 @dataclass(frozen=True)
