@@ -164,3 +164,53 @@ def test_the_editor_can_append_to_or_override_the_system_prompt(
         and "# Environment" in overridden
     )
     assert bad["error"]["code"] == -32602 and "prepend" in bad["error"]["message"]
+
+
+def test_a_changed_agents_md_is_announced_and_applies_after_reload(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("FIRST-RULES\n")
+    with FakeLLM() as fake:
+        fake.enqueue(Reply((Text("a"),)), Reply((Text("b"),)), Reply((Text("c"),)))
+        with RawAgent(anthropic_env(agent_env, fake)) as agent:
+            agent.initialize({"session": {"notices": {}}})
+            session_id = agent.new_session(workspace)
+            agent.prompt(session_id, "one")
+            (workspace / "AGENTS.md").write_text("SECOND-RULES, longer\n")
+            _, updates = agent.prompt(session_id, "two")
+            agent.prompt(session_id, "/reload")
+            agent.prompt(session_id, "three")
+        systems = [system_text(r.body) for r in fake.requests]
+    [notice] = [u for u in updates if u["sessionUpdate"] == "notice"]
+    assert notice["title"] == "AGENTS.md changed" and "/reload" in notice["description"]
+    assert "FIRST-RULES" in systems[1] and "SECOND-RULES" not in systems[1]  # frozen until asked
+    assert "SECOND-RULES" in systems[2]
+
+
+def test_mentions_become_delimited_context_with_their_line_range(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    (workspace / "app.py").write_text("".join(f"line {n}\n" for n in range(1, 31)))
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "mod.py").write_text("x = 1\n")
+    with FakeLLM() as fake:
+        fake.enqueue(Reply((Text("ok"),)))
+        with RawAgent(anthropic_env(agent_env, fake)) as agent:
+            agent.initialize()
+            session_id = agent.new_session(workspace)
+            prompt = [
+                {"type": "text", "text": "look at these"},
+                {
+                    "type": "resource_link",
+                    "uri": f"file://{workspace}/app.py#L10-12",
+                    "name": "app.py",
+                },
+                {"type": "resource_link", "uri": f"file://{workspace}/pkg", "name": "pkg"},
+            ]
+            agent.request("session/prompt", {"sessionId": session_id, "prompt": prompt})
+        sent = json.dumps(fake.requests[0].body["messages"][0])
+    assert "(lines 10-12)\\nline 10\\nline 11\\nline 12" in sent and "line 13" not in sent
+    assert (
+        "directory listing:\\nmod.py" in sent
+        and f'<context uri=\\"file://{workspace}/pkg\\"' in sent
+    )

@@ -70,7 +70,10 @@ async def _builtin(state: ServerState, session: Session, name: str, arguments: s
         cost = f"${meter.cost:.4f}" if meter.cost is not None else "unknown (no price configured)"
         return f"Context: {meter.in_context:,} of {window:,} tokens. Cost so far: {cost}."
     if name == "reload":
+        from agent_core.context.files import fingerprint
+
         session.agent.replace_system_prompt(*session.parts.system_prompt())
+        session.instructions = fingerprint(session.setup.cwd)
         return "Reloaded the project instructions; they apply from the next prompt."
     try:
         if name == "mode":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import aclosing
 from datetime import UTC, datetime
 from typing import Any
@@ -16,11 +17,19 @@ from acp_server.handlers.commands import run_command
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
-from agent_core.events import Event, StopReason, ToolCallStarted, ToolCallUpdated, TurnEnded
+from agent_core.events import (
+    Event,
+    NoticeRaised,
+    StopReason,
+    ToolCallStarted,
+    ToolCallUpdated,
+    TurnEnded,
+)
 from agent_core.messages import TextPart, UserPart
 
 MAX_LINKED_BYTES = 256 * 1024
 TITLE_CHARS = 60
+LINE_RANGE = re.compile(r"L(\d+)(?:[-:]L?(\d+))?")
 
 
 async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
@@ -39,6 +48,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
         if session.cancellations != ticket:  # cancelled while queued: do not run stale work
             return {"stopReason": "cancelled"}
         session.parts.transcript.user_prompt(blocks)
+        await _tell_about_changed_instructions(state, session)
         failure: Exception | None = None
         async with session.parts.writes.running():  # the answer waits for the writes, not the turn
             try:
@@ -114,6 +124,26 @@ def _track(event: Event, unfinished: set[str]) -> None:
         unfinished.discard(event.call_id)
 
 
+async def _tell_about_changed_instructions(state: ServerState, session: Session) -> None:
+    """The prompt prefix is frozen for the session; say so when the project instructions change."""
+    from agent_core.context.files import changed_files, fingerprint
+
+    now = fingerprint(session.setup.cwd)
+    if session.instructions is None:
+        session.instructions = now
+        return
+    changed = changed_files(session.instructions, now)
+    session.instructions = now
+    if changed:
+        names = ", ".join(p.name for p in changed)
+        notice = NoticeRaised(
+            "info", f"{names} changed", "It applies from the next session, or now after /reload."
+        )
+        notices = state.client.can("session", "notices")
+        if (update := to_session_update(notice, notices=notices)) is not None:
+            await session.parts.send(update)
+
+
 async def _name_the_session(
     state: ServerState, session: Session, blocks: list[dict[str, Any]]
 ) -> None:
@@ -150,4 +180,9 @@ async def _read_linked(uri: str) -> str:
     text = data[:MAX_LINKED_BYTES].decode("utf-8", errors="replace")
     if len(data) > MAX_LINKED_BYTES:
         text += f"\n(truncated at {MAX_LINKED_BYTES // 1024} KiB)"
+    if lines := LINE_RANGE.fullmatch(parsed.fragment):  # an @-mention of a selection: file#L10-20
+        first = int(lines.group(1))
+        last = int(lines.group(2) or first)
+        selected = text.splitlines()[first - 1 : last]
+        return f"(lines {first}-{last})\n" + "\n".join(selected)
     return text

@@ -107,6 +107,7 @@ class Session:
     turn_scope: anyio.CancelScope | None = None
     cancellations: int = 0  # prompts queued before the latest cancel do not run
     titled: bool = False  # set after the first exchange (or when loaded with a title)
+    instructions: dict[Path, tuple[int, int]] | None = None  # context files as the prompt saw them
 
     @property
     def id(self) -> str:

@@ -94,3 +94,23 @@ def _up_to_repository_root(cwd: Path) -> list[Path]:
         if (parent / ".git").exists():
             return chain
     return [cwd]  # not in a repository: the workspace alone
+
+
+def fingerprint(cwd: Path) -> dict[Path, tuple[int, int]]:
+    """What the context files look like on disk now (path -> size, mtime), to notice edits."""
+    prints: dict[Path, tuple[int, int]] = {}
+    for directory in _up_to_repository_root(cwd):
+        for name in NAMES:
+            path = directory / name
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            prints[path] = (stat.st_size, stat.st_mtime_ns)
+    return prints
+
+
+def changed_files(
+    before: dict[Path, tuple[int, int]], now: dict[Path, tuple[int, int]]
+) -> list[Path]:
+    return sorted(path for path in before.keys() | now.keys() if before.get(path) != now.get(path))
