@@ -19,8 +19,10 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	@touch $@
 
+# `npm install`, not `npm ci`: acpx's optional per-platform packages are absent from the lockfile,
+# which `npm ci` refuses; `npm install` still installs exactly what the lockfile pins.
 $(NODE_DEPS): tests/node/package.json tests/node/package-lock.json
-	npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
+	npm install --prefix tests/node --no-audit --no-fund --loglevel=error
 	@touch $@
 
 setup: $(INSTALLED) $(NODE_DEPS) ## create .venv and install Heron with its dev tools

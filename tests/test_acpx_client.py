@@ -17,7 +17,7 @@ ACPX = Path(__file__).parent / "node" / "node_modules" / ".bin" / "acpx"
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not ACPX.exists(),
-    reason="needs node and `npm ci --prefix tests/node` (make test does both)",
+    reason="needs node and `npm install --prefix tests/node` (make test does both)",
 )
 
 

@@ -18,7 +18,7 @@ NODE = shutil.which("node")
 
 pytestmark = pytest.mark.skipif(
     NODE is None or not (DRIVER.parent / "node_modules").is_dir(),
-    reason="needs node and `npm ci --prefix tests/node` (make test does both)",
+    reason="needs node and `npm install --prefix tests/node` (make test does both)",
 )
 
 
