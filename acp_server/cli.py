@@ -29,8 +29,10 @@ from agent_core.config import Settings, load_settings
 from agent_core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from agent_core.events import Event, NoticeRaised
     from agent_core.loop.agent import Agent
     from agent_core.messages import Message
+    from agent_core.modes import Mode
     from agent_core.sessions.store import SessionStore
 
 log = logging.getLogger("heron")
@@ -102,122 +104,156 @@ def _session_factory(
     """How a session is assembled: the model, the tools, the store, the editor-backed ports."""
 
     def build(setup: SessionSetup, client: ClientInfo, restored: Restored) -> SessionParts:
+        if config_error:
+            raise ConfigError(config_error)
+        return _SessionWiring(connection, settings, store, setup, client, restored).parts()
+
+    return build
+
+
+class _SessionWiring:
+    """One session's parts and the small functions that connect them: what the editor is sent,
+    what the store keeps, what the agent is given. Built on `session/new`, load, resume, fork."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        settings: Settings,
+        store: SessionStore,
+        setup: SessionSetup,
+        client: ClientInfo,
+        restored: Restored,
+    ) -> None:
         from acp_server.bridge.approver import EditorApprover
-        from acp_server.bridge.modes import session_options, to_option_updates
         from acp_server.bridge.terminal import EditorTerminal
         from acp_server.bridge.transcript import TranscriptBuilder
-        from acp_server.bridge.updates import to_session_update
         from acp_server.bridge.workspace import EditorWorkspace
         from acp_server.bridge.writes import WriteBehind
         from agent_core.approvals import Permissions
         from agent_core.config import child_environment
-        from agent_core.context.prompt import Environment, build_system_prompt
-        from agent_core.events import Event, NoticeRaised
         from agent_core.models.registry import create_model
-        from agent_core.modes import Mode
         from agent_core.permission_rules import JsonRuleStore
         from agent_core.terminal import LocalTerminal
 
-        if config_error:
-            raise ConfigError(config_error)
-        session_id = setup.session_id
-        notices, compaction = client.can("session", "notices"), client.can("session", "compaction")
-
-        transcript = TranscriptBuilder()
-
-        async def send(update: dict[str, Any]) -> None:
-            """Every update of the session goes out here, and into its stored transcript."""
-            transcript.feed(update)
-            await connection.notify("session/update", {"sessionId": session_id, "update": update})
-
-        async def report(event: Event) -> None:
-            if (
-                update := to_session_update(event, notices=notices, compaction=compaction)
-            ) is not None:
-                await send(update)
-
-        async def mode_changed(mode: Mode) -> None:
-            await store.update(session_id, mode=mode)
-            options = session_options(mode, choice.spec, choice.thought_level, settings)
-            for update in to_option_updates(options, mode_changed=True):
-                await send(update)
-
-        async def search_sessions(query: str, limit: int) -> list[str]:
-            hits = await store.search(query, cwd=setup.cwd, limit=limit)
-            return [
-                f"{h.title or 'Untitled'} ({h.session_id}): {h.snippet}"
-                for h in hits
-                if h.session_id != session_id
-            ]
-
-        writes = WriteBehind()
-
-        async def save(messages: Sequence[Message], replace: bool) -> None:
-            items = transcript.drain()
-            await writes.submit(lambda: store.append(session_id, messages, items, replace=replace))
-
+        self.connection, self.settings, self.store = connection, settings, store
+        self.setup, self.restored = setup, restored
+        self.notices, self.compaction = (
+            client.can("session", "notices"),
+            client.can("session", "compaction"),
+        )
+        self.transcript = TranscriptBuilder()
+        self.writes = WriteBehind()
         spec = restored.model or settings.model or ""
-        choice = ModelChoice(
+        self.choice = ModelChoice(
             spec, create_model(spec, settings), restored.thought_level or _thought(settings)
         )
-        permissions = Permissions(
+        self.permissions = Permissions(
             mode=restored.mode or settings.default_mode,  # type: ignore[arg-type]  # validated on the way in
-            approver=EditorApprover(connection, session_id),
+            approver=EditorApprover(connection, setup.session_id),
             rules=JsonRuleStore(settings.permissions_file, setup.cwd),
-            on_mode_change=mode_changed,
+            on_mode_change=self.mode_changed,
         )
-        terminal = (
-            EditorTerminal(connection, session_id)
+        self.terminal = (
+            EditorTerminal(connection, setup.session_id)
             if client.can("terminal")
             else LocalTerminal(child_environment(settings.keep_environment))
         )
-        workspace = EditorWorkspace(
+        self.workspace = EditorWorkspace(
             connection,
-            session_id,
+            setup.session_id,
             (setup.cwd, *setup.additional_directories),
             read_via_editor=client.can("fs", "readTextFile"),
             write_via_editor=client.can("fs", "writeTextFile"),
         )
 
-        def prompt_now() -> tuple[str, list[NoticeRaised]]:
-            """The system prompt as the workspace is now, and a notice per file left out."""
-            environment = Environment(
-                setup.cwd, setup.additional_directories, settings.shell, date.today()
-            )
-            prompt = build_system_prompt(environment, choice.spec, setup.system_prompt)
-            blocked = [f for f in prompt.context_files if f.blocked]
-            notices = [
-                NoticeRaised("warning", f"Ignored {f.path.name}", f"{f.path}: {f.blocked}")
-                for f in blocked
-            ]
-            return prompt.text, notices
-
-        def make_agent() -> Agent:
-            from agent_core.loop.agent import Agent
-            from agent_core.tools import default_toolset
-            from agent_core.tools.base import ToolContext
-
-            system_prompt, notices = prompt_now()
-            return Agent(
-                model=choice.model,
-                tools=default_toolset(),
-                system_prompt=system_prompt,
-                notices=notices,
-                tool_context=ToolContext(
-                    "", workspace, permissions, report, terminal, search_sessions=search_sessions
-                ),
-                history=restored.history,
-                reasoning_effort=choice.reasoning_effort,
-                max_requests=settings.max_turn_requests,
-                save=save,
-                compact_at=settings.compact_at,
-            )
-
+    def parts(self) -> SessionParts:
         return SessionParts(
-            choice, permissions, terminal, make_agent, send, transcript, prompt_now, writes
+            self.choice,
+            self.permissions,
+            self.terminal,
+            self.make_agent,
+            self.send,
+            self.transcript,
+            self.system_prompt,
+            self.writes,
         )
 
-    return build
+    async def send(self, update: dict[str, Any]) -> None:
+        """Every update of the session goes out here, and into its stored transcript."""
+        self.transcript.feed(update)
+        params = {"sessionId": self.setup.session_id, "update": update}
+        await self.connection.notify("session/update", params)
+
+    async def report(self, event: Event) -> None:
+        """What a running tool shows (a diff, a terminal, the plan)."""
+        from acp_server.bridge.updates import to_session_update
+
+        update = to_session_update(event, notices=self.notices, compaction=self.compaction)
+        if update is not None:
+            await self.send(update)
+
+    async def mode_changed(self, mode: Mode) -> None:
+        from acp_server.bridge.modes import session_options, to_option_updates
+
+        await self.store.update(self.setup.session_id, mode=mode)
+        options = session_options(mode, self.choice.spec, self.choice.thought_level, self.settings)
+        for update in to_option_updates(options, mode_changed=True):
+            await self.send(update)
+
+    async def search_sessions(self, query: str, limit: int) -> list[str]:
+        hits = await self.store.search(query, cwd=self.setup.cwd, limit=limit)
+        others = [h for h in hits if h.session_id != self.setup.session_id]
+        return [f"{h.title or 'Untitled'} ({h.session_id}): {h.snippet}" for h in others]
+
+    async def save(self, messages: Sequence[Message], replace: bool) -> None:
+        """The agent's completed messages, with what the editor saw meanwhile, written behind."""
+        items, session_id = self.transcript.drain(), self.setup.session_id
+        await self.writes.submit(
+            lambda: self.store.append(session_id, messages, items, replace=replace)
+        )
+
+    def system_prompt(self) -> tuple[str, list[NoticeRaised]]:
+        """The system prompt as the workspace is now, and a notice per file left out."""
+        from agent_core.context.prompt import Environment, build_system_prompt
+        from agent_core.events import NoticeRaised
+
+        setup = self.setup
+        environment = Environment(
+            setup.cwd, setup.additional_directories, self.settings.shell, date.today()
+        )
+        prompt = build_system_prompt(environment, self.choice.spec, setup.system_prompt)
+        left_out = [f for f in prompt.context_files if f.blocked]
+        return prompt.text, [
+            NoticeRaised("warning", f"Ignored {f.path.name}", f"{f.path}: {f.blocked}")
+            for f in left_out
+        ]
+
+    def make_agent(self) -> Agent:
+        from agent_core.loop.agent import Agent
+        from agent_core.tools import default_toolset
+        from agent_core.tools.base import ToolContext
+
+        text, notices = self.system_prompt()
+        context = ToolContext(
+            "",
+            self.workspace,
+            self.permissions,
+            self.report,
+            self.terminal,
+            search_sessions=self.search_sessions,
+        )
+        return Agent(
+            model=self.choice.model,
+            tools=default_toolset(),
+            system_prompt=text,
+            notices=notices,
+            tool_context=context,
+            history=self.restored.history,
+            reasoning_effort=self.choice.reasoning_effort,
+            max_requests=self.settings.max_turn_requests,
+            save=self.save,
+            compact_at=self.settings.compact_at,
+        )
 
 
 def _thought(settings: Settings) -> str:
