@@ -21,6 +21,7 @@ class TranscriptBuilder:
         self._items: list[Item] = []
         self._open_calls: dict[str, tuple[Item, Item]] = {}  # id -> (tool_call, final update)
         self._pending_text: Item | None = None
+        self._pending_pieces: list[str] = []
 
     def user_prompt(self, blocks: Sequence[dict[str, Any]]) -> None:
         self._close_text()
@@ -72,23 +73,22 @@ class TranscriptBuilder:
 
     def _chunk(self, update: Item) -> None:
         pending = self._pending_text
-        same = (
-            pending is not None
-            and pending["sessionUpdate"] == update["sessionUpdate"]
-            and (pending.get("messageId") == update.get("messageId"))
-        )
-        if same and pending is not None:
-            pending["content"] = {
-                "type": "text",
-                "text": pending["content"]["text"] + update["content"].get("text", ""),
-            }
+        if pending is not None and (pending["sessionUpdate"], pending.get("messageId")) == (
+            update["sessionUpdate"],
+            update.get("messageId"),
+        ):
+            self._pending_pieces.append(update["content"].get("text", ""))
             return
         self._close_text()
         self._pending_text = {**update, "content": dict(update["content"])}
+        self._pending_pieces = [update["content"].get("text", "")]
         self._items.append(self._pending_text)
 
     def _close_text(self) -> None:
-        self._pending_text = None
+        """The streamed message is whole: its pieces become one text, joined once."""
+        if self._pending_text is not None:
+            self._pending_text["content"]["text"] = "".join(self._pending_pieces)
+        self._pending_text, self._pending_pieces = None, []
 
 
 def replay(items: Sequence[Item]) -> list[Item]:

@@ -27,16 +27,16 @@ from agent_core.events import (
 from agent_core.loop.compacting import compact
 from agent_core.loop.execution import batches, execute, title
 from agent_core.loop.meter import ContextMeter
-from agent_core.loop.translate import FINISH_TO_STOP, translate
+from agent_core.loop.translate import FINISH_TO_STOP, ArgumentsPreview, translate
 from agent_core.messages import (
     AssistantMessage,
-    AssistantPart,
     Message,
     ToolCallPart,
     ToolResultPart,
     UserMessage,
     UserPart,
 )
+from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import Model, ModelRequest, ResponseCompleted, ToolSpec
 from agent_core.tools.base import ToolContext, Toolset
 
@@ -171,8 +171,8 @@ class Agent:
     async def _call_model(self) -> AsyncGenerator[Event | ResponseCompleted, None]:
         """Stream one model response into history; on cancel keep the text that arrived."""
         message_id = str(uuid.uuid4())
-        partial: list[AssistantPart] = []
-        arguments: dict[str, tuple[str, str]] = {}  # call id -> (tool name, JSON so far)
+        received = ResponseAssembler()  # what arrived, kept if the reply is cut short
+        previews: dict[str, ArgumentsPreview] = {}
         done = False
         request = ModelRequest(
             self._system, tuple(self._history), self._specs, reasoning_effort=self.reasoning_effort
@@ -184,16 +184,14 @@ class Agent:
                     self._add(message, unsaved=True)
                     done = True
                     for call in message.tool_calls:
-                        call_title = title(call.name, call.arguments, self._tools)
-                        yield ToolCallUpdated(
-                            call.call_id, title=call_title, arguments=call.arguments
-                        )
+                        named = title(call.name, call.arguments, self._tools)
+                        yield ToolCallUpdated(call.call_id, title=named, arguments=call.arguments)
                     yield event
-                elif translated := translate(event, message_id, partial, arguments, self._tools):
+                elif translated := translate(event, message_id, received, previews, self._tools):
                     yield translated
-        finally:
-            if not done and partial:  # a response cut short: keep its text, drop unrun calls
-                self._add(AssistantMessage(tuple(partial), message_id), unsaved=True)
+        finally:  # a reply cut short keeps its text; its calls never ran
+            if not done and (kept := received.so_far()):
+                self._add(AssistantMessage(kept, message_id), unsaved=True)
 
     async def _run_tools(self, calls: tuple[ToolCallPart, ...]) -> AsyncGenerator[Event, None]:
         """Run the calls (consecutive read-only ones concurrently); results stay in call order."""

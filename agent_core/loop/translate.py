@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_core.events import (
     Event,
     MessageDelta,
@@ -13,7 +15,7 @@ from agent_core.events import (
 )
 from agent_core.loop.execution import title
 from agent_core.loop.preview import partial_arguments
-from agent_core.messages import AssistantPart, TextPart, ThinkingPart
+from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import StreamEvent
 from agent_core.tools.base import Toolset
 
@@ -28,38 +30,47 @@ FINISH_TO_STOP: dict[str, StopReason] = {
 def translate(
     event: StreamEvent,
     message_id: str,
-    partial: list[AssistantPart],
-    arguments: dict[str, tuple[str, str]],
+    received: ResponseAssembler,
+    previews: dict[str, ArgumentsPreview],
     tools: Toolset,
 ) -> Event | None:
-    """A model stream event as a turn event, noting what arrived in ``partial``."""
+    """A model stream event as a turn event, noting what arrived in ``received``."""
     if event.kind == "text_delta":
-        _extend(partial, TextPart, event.text)
+        received.text(event.text)
         return MessageDelta(message_id, event.text)
     if event.kind == "thinking_delta":
-        _extend(partial, ThinkingPart, event.text)
+        received.thinking(event.text)
         return ThoughtDelta(message_id, event.text)
     if event.kind == "tool_call_began":
-        arguments[event.call_id] = (event.name, "")
+        previews[event.call_id] = ArgumentsPreview(event.name)
         tool = tools.get(event.name)
         kind = tool.kind if tool else "other"
         return ToolCallStarted(event.call_id, event.name, title(event.name, {}, tools), kind)
     if event.kind == "tool_arguments_delta":
-        name, so_far = arguments[event.call_id]
-        arguments[event.call_id] = (name, so_far + event.json_fragment)
-        preview = partial_arguments(so_far + event.json_fragment)
-        if preview is None or preview == partial_arguments(so_far):
+        preview = previews[event.call_id]
+        if (arguments := preview.add(event.json_fragment)) is None:
             return None
-        return ToolCallUpdated(event.call_id, title=title(name, preview, tools), arguments=preview)
+        return ToolCallUpdated(
+            event.call_id, title=title(preview.name, arguments, tools), arguments=arguments
+        )
     if event.kind == "status_notice":
         return NoticeRaised(event.severity, event.title, event.description)
     return None
 
 
-def _extend(
-    parts: list[AssistantPart], kind: type[TextPart] | type[ThinkingPart], text: str
-) -> None:
-    if parts and type(parts[-1]) is kind:
-        parts[-1] = kind(parts[-1].text + text)  # type: ignore[union-attr]
-    else:
-        parts.append(kind(text))
+class ArgumentsPreview:
+    """A tool call's arguments as they stream in, readable before they are complete."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._json: list[str] = []
+        self._shown: dict[str, Any] | None = None
+
+    def add(self, fragment: str) -> dict[str, Any] | None:
+        """The arguments so far, when they read differently than the last time; else None."""
+        self._json.append(fragment)
+        arguments = partial_arguments("".join(self._json))
+        if arguments is None or arguments == self._shown:
+            return None
+        self._shown = arguments
+        return arguments

@@ -30,7 +30,7 @@ from agent_core.models.base import (
 
 class ResponseAssembler:
     def __init__(self) -> None:
-        self._parts: list[AssistantPart | _PendingCall] = []
+        self._parts: list[_Pieces | _PendingCall] = []
         self._calls: dict[str, _PendingCall] = {}
 
     @property
@@ -39,25 +39,17 @@ class ResponseAssembler:
         return bool(self._parts)
 
     def text(self, delta: str) -> TextDelta:
-        last = self._parts[-1] if self._parts else None
-        if isinstance(last, TextPart):
-            self._parts[-1] = TextPart(last.text + delta)
-        else:
-            self._parts.append(TextPart(delta))
+        self._pieces("text").add(delta)
         return TextDelta(delta)
 
     def thinking(self, delta: str) -> ThinkingDelta:
-        last = self._parts[-1] if self._parts else None
-        if isinstance(last, ThinkingPart):
-            self._parts[-1] = ThinkingPart(last.text + delta, last.signature)
-        else:
-            self._parts.append(ThinkingPart(delta))
+        self._pieces("thinking").add(delta)
         return ThinkingDelta(delta)
 
     def thinking_signature(self, signature: str) -> None:
         last = self._parts[-1] if self._parts else None
-        if isinstance(last, ThinkingPart):
-            self._parts[-1] = ThinkingPart(last.text, (last.signature or "") + signature)
+        if isinstance(last, _Pieces) and last.kind == "thinking":
+            last.signature = (last.signature or "") + signature
 
     def tool_began(self, call_id: str, name: str) -> ToolCallBegan:
         call = self._calls[call_id] = _PendingCall(call_id, name)
@@ -72,11 +64,39 @@ class ResponseAssembler:
         """The provider's final, complete arguments (replaces what was streamed)."""
         self._calls[call_id].json = arguments_json
 
+    def so_far(self) -> tuple[AssistantPart, ...]:
+        """The text and reasoning received: what a reply cut short keeps (its calls never ran)."""
+        return tuple(p.finish() for p in self._parts if isinstance(p, _Pieces))
+
     def complete(self, finish: FinishReason, usage: Usage) -> ResponseCompleted:
-        parts = tuple(p.finish() if isinstance(p, _PendingCall) else p for p in self._parts)
+        parts = tuple(p.finish() for p in self._parts)
         if finish == "end_turn" and any(isinstance(p, ToolCallPart) for p in parts):
             finish = "tool_use"
         return ResponseCompleted(AssistantMessage(parts), finish, usage)
+
+    def _pieces(self, kind: str) -> _Pieces:
+        last = self._parts[-1] if self._parts else None
+        if isinstance(last, _Pieces) and last.kind == kind:
+            return last
+        pieces = _Pieces(kind)
+        self._parts.append(pieces)
+        return pieces
+
+
+class _Pieces:
+    """Streamed text of one part, joined once at the end (appending to a str is quadratic)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.pieces: list[str] = []
+        self.signature: str | None = None
+
+    def add(self, delta: str) -> None:
+        self.pieces.append(delta)
+
+    def finish(self) -> TextPart | ThinkingPart:
+        text = "".join(self.pieces)
+        return ThinkingPart(text, self.signature) if self.kind == "thinking" else TextPart(text)
 
 
 class _PendingCall:
