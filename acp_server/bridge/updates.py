@@ -7,6 +7,7 @@ JSON-ready dict), or ``None`` for events the editor does not see.
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 from agent_core.events import (
@@ -141,7 +142,7 @@ def to_compaction_update(event: CompactionUpdated, *, compaction: bool) -> Updat
         if event.status == "completed"
         else f"Compaction failed: {event.error}"
     )
-    return _chunk("agent_message_chunk", f"compaction-{event.compaction_id}", f"\n\n_{text}_\n\n")
+    return _aside(f"compaction-{event.compaction_id}", text)
 
 
 def to_mode_update(event: ModeChanged) -> Update:
@@ -171,4 +172,16 @@ def to_notice(event: NoticeRaised, *, notices: bool) -> Update:
             update["description"] = event.description
         return update
     text = event.title if not event.description else f"{event.title}: {event.description}"
-    return _chunk("agent_message_chunk", f"notice-{uuid.uuid4()}", f"\n\n_{text}_\n\n")
+    return _aside(f"notice-{uuid.uuid4()}", text)
+
+
+def _aside(message_id: str, text: str) -> Update:
+    """A status line as its own short, italic agent message, for clients without the update."""
+    return _chunk("agent_message_chunk", message_id, f"\n\n_{text}_\n\n")
+
+
+def to_iso_time(timestamp: float) -> str:
+    """ACP's ``updatedAt``: ISO 8601 in UTC, to the second."""
+    return (
+        datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    )

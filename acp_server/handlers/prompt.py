@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
+import time
 from contextlib import aclosing
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 import anyio
 
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
-from acp_server.bridge.updates import to_session_update, to_tool_call_update
+from acp_server.bridge.updates import to_iso_time, to_session_update, to_tool_call_update
 from acp_server.handlers import params
 from acp_server.handlers.commands import run_command
 from acp_server.handlers.state import ServerState, Session
@@ -154,7 +154,7 @@ async def _name_the_session(
     text = next((b["text"] for b in blocks if b.get("type") == "text" and b["text"].strip()), "")
     title = " ".join(text.strip().splitlines()[0].split())[:TITLE_CHARS] if text else "Untitled"
     await state.store.update(session.id, title=title)
-    updated_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    updated_at = to_iso_time(time.time())
     await state.notify_update(
         session.id,
         {"sessionUpdate": "session_info_update", "title": title, "updatedAt": updated_at},

@@ -47,17 +47,25 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
     )
     await state.store.create(record)
     session = state.sessions[setup.session_id] = Session(setup, parts)
-    model = choice.model
 
-    async def warm_up() -> None:  # after the response: commands, then what prompts will need
-        await announce_commands(state, session)
+    return session_reply(state, session, announce=True, with_id=True)
+
+
+def session_reply(state: ServerState, session: Session, *, announce: bool, with_id: bool) -> Reply:
+    """The answer that opens a session (new, load, resume, fork): its modes and options; then,
+    once the answer is out, its commands (``announce``) and what its first prompt will need."""
+    options, model = session.options(state.settings), session.parts.choice.model
+
+    async def after() -> None:
+        if announce:
+            await announce_commands(state, session)
         await state.run_once("wire models", state.warm_up)
         await state.run_once(model.name, model.warm_up)
 
-    options = session.options(state.settings)
-    result = {
-        "sessionId": setup.session_id,
+    result: dict[str, Any] = {
         "modes": to_modes(options.mode),
         "configOptions": to_config_options(options),
     }
-    return Reply(result, after=warm_up)
+    if with_id:
+        result = {"sessionId": session.id, **result}
+    return Reply(result, after=after)

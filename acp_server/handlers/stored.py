@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
-from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.bridge.transcript import replay
+from acp_server.bridge.updates import to_iso_time
 from acp_server.handlers import params
 from acp_server.handlers.commands import announce_commands
 from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
+from acp_server.handlers.sessions import session_reply
 from acp_server.handlers.state import (
     Restored,
     ServerState,
@@ -34,13 +34,13 @@ async def load_session(state: ServerState, raw: Any) -> Reply:
     for update in replay(stored.transcript):
         await state.notify_update(session.id, update)
     await announce_commands(state, session)  # part of the replay: nothing may follow the answer
-    return _opened(state, session)
+    return session_reply(state, session, announce=False, with_id=False)
 
 
 async def resume_session(state: ServerState, raw: Any) -> Reply:
     """Like load, without the replay: the editor already shows the conversation."""
     session, _ = await _open(state, raw)
-    return _opened(state, session, announce=True)
+    return session_reply(state, session, announce=True, with_id=False)
 
 
 async def fork_session(state: ServerState, raw: Any) -> Reply:
@@ -65,8 +65,7 @@ async def fork_session(state: ServerState, raw: Any) -> Reply:
     )
     await state.store.append(setup.session_id, parent.messages, parent.transcript)
     session = state.sessions[setup.session_id] = Session(setup, parts, titled=title is not None)
-    reply = _opened(state, session)
-    return Reply({"sessionId": setup.session_id, **reply.result}, after=reply.after)
+    return session_reply(state, session, announce=True, with_id=True)
 
 
 async def list_sessions(state: ServerState, raw: Any) -> dict[str, Any]:
@@ -86,7 +85,7 @@ async def list_sessions(state: ServerState, raw: Any) -> dict[str, Any]:
         info: dict[str, Any] = {
             "sessionId": record.session_id,
             "cwd": str(record.cwd),
-            "updatedAt": _iso(record.updated_at),
+            "updatedAt": to_iso_time(record.updated_at),
         }
         if record.title:
             info["title"] = record.title
@@ -156,27 +155,8 @@ def _build(state: ServerState, setup: SessionSetup, stored: StoredSession) -> Se
         raise RpcError(INTERNAL_ERROR, f"Cannot open the session: {exc}") from exc
 
 
-def _opened(state: ServerState, session: Session, *, announce: bool = False) -> Reply:
-    options, model = session.options(state.settings), session.parts.choice.model
-
-    async def warm_up() -> None:
-        if announce:
-            await announce_commands(state, session)
-        await state.run_once("wire models", state.warm_up)
-        await state.run_once(model.name, model.warm_up)
-
-    result = {"modes": to_modes(options.mode), "configOptions": to_config_options(options)}
-    return Reply(result, after=warm_up)
-
-
 async def _forget(state: ServerState, session: Session) -> None:
     session.cancel()
     async with session.turn_lock:  # the cancelled turn has answered and saved
         await session.parts.terminal.close()
     state.sessions.pop(session.id, None)
-
-
-def _iso(timestamp: float) -> str:
-    return (
-        datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    )
