@@ -315,14 +315,7 @@ def test_cancel_during_a_command_kills_its_process_group(
         editor.initialize()
         session_id = editor.new_session(workspace)
         editor.answers.append("allow_once")
-        editor.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "p",
-                "method": "session/prompt",
-                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "sleep"}]},
-            }
-        )
+        editor.start_prompt(session_id, "sleep", request_id="p")
         request = editor.wait_for(lambda m: m.get("method") == "session/request_permission")
         editor.answer(request)
         editor.wait_for(

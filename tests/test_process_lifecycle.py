@@ -28,14 +28,7 @@ def test_eof_during_a_turn_cancels_it_and_exits(
     with RawAgent(agent_env) as agent:
         agent.initialize()
         session_id = agent.new_session(workspace)
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 7,
-                "method": "session/prompt",
-                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
-            }
-        )
+        agent.start_prompt(session_id, "go", request_id=7)
         agent.wait_for(lambda m: m.get("method") == "session/update")
         started = time.monotonic()
         assert agent.close(timeout=5) == 0

@@ -117,14 +117,7 @@ def test_cancel_during_a_tool(env: dict[str, str], workspace: Path, fake: FakeLL
     fake.enqueue(Reply((ToolCall("terminal", {"command": "sleep 29.9792"}),)))
     agent, session_id = start(env, workspace)
     with agent:
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "p",
-                "method": "session/prompt",
-                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "wait"}]},
-            }
-        )
+        agent.start_prompt(session_id, "wait", request_id="p")
         agent.wait_for(
             lambda m: m.get("params", {}).get("update", {}).get("status") == "in_progress"
         )
@@ -224,14 +217,7 @@ def test_cancel_during_the_stream(env: dict[str, str], workspace: Path, fake: Fa
     fake.enqueue(Reply((Text("partial answer"),), hold_open=30))
     agent, session_id = start(env, workspace)
     with agent:
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "p",
-                "method": "session/prompt",
-                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
-            }
-        )
+        agent.start_prompt(session_id, "go", request_id="p")
         agent.wait_for(
             lambda m: (
                 m.get("params", {}).get("update", {}).get("sessionUpdate") == "agent_message_chunk"
@@ -260,14 +246,7 @@ def test_an_unknown_model_is_a_clear_error(
     fake.enqueue(Failure(404, message="model not found"))
     agent, session_id = start(env, workspace)
     with agent:
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "p",
-                "method": "session/prompt",
-                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
-            }
-        )
+        agent.start_prompt(session_id, "go", request_id="p")
         error = agent.wait_for(lambda m: m.get("id") == "p")["error"]
     assert "model not found" in error["message"] and "Traceback" not in error["message"]
 

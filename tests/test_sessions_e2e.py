@@ -240,14 +240,7 @@ def test_close_during_a_prompt_ends_it_cancelled(
     with RawAgent(env) as agent:
         agent.initialize()
         session_id = agent.new_session(workspace)
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "p",
-                "method": "session/prompt",
-                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
-            }
-        )
+        agent.start_prompt(session_id, "go", request_id="p")
         agent.wait_for(
             lambda m: (
                 m.get("method") == "session/update"
@@ -281,17 +274,7 @@ def test_a_killed_agent_loses_at_most_the_reply_it_was_writing(
             "session/load", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
         )
         agent.drain(quiet=0.2)
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "p",
-                "method": "session/prompt",
-                "params": {
-                    "sessionId": session_id,
-                    "prompt": [{"type": "text", "text": "second question"}],
-                },
-            }
-        )
+        agent.start_prompt(session_id, "second question", request_id="p")
         agent.wait_for(
             lambda m: (
                 m.get("method") == "session/update"

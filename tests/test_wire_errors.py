@@ -184,14 +184,7 @@ def test_cancel_request_on_a_prompt_ends_it_cancelled(
     with RawAgent(agent_env) as agent:
         agent.initialize()
         session_id = agent.new_session(workspace)
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "slow",
-                "method": "session/prompt",
-                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
-            }
-        )
+        agent.start_prompt(session_id, "go", request_id="slow")
         agent.wait_for(lambda m: m.get("method") == "session/update")
         agent.notify("$/cancel_request", {"requestId": "slow"})
         response = agent.wait_for(lambda m: m.get("id") == "slow", timeout=2)

@@ -80,16 +80,20 @@ class RawAgent:
     def notify(self, method: str, params: Any) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
+    def start_prompt(self, session_id: str, text: str, *, request_id: int | str) -> None:
+        """Send a prompt without waiting for its answer (to cancel it, close the agent, ...)."""
+        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+        self.send(
+            {"jsonrpc": "2.0", "id": request_id, "method": "session/prompt", "params": params}
+        )
+
     def prompt(
         self, session_id: str, text: str, timeout: float = 30.0
     ) -> tuple[str, list[dict[str, Any]]]:
         """Run a prompt; its stop reason and the session updates that arrived before the answer."""
         self._next_id += 1
         request_id = self._next_id
-        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
-        self.send(
-            {"jsonrpc": "2.0", "id": request_id, "method": "session/prompt", "params": params}
-        )
+        self.start_prompt(session_id, text, request_id=request_id)
         updates: list[dict[str, Any]] = []
         while True:
             message = self.wait_for(lambda m: True, timeout=timeout)
