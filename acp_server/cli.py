@@ -92,10 +92,18 @@ def _serve(transport: StdioTransport, settings: Settings, config_error: str | No
     state = ServerState(
         connection, settings, build_session, store, preload=preload, warm_up=_warm_up
     )
-    anyio.run(connection.serve, AcpRouter(state))
+    anyio.run(_serve_with_background, connection, state)
     anyio.run(store.close)
     log.info("bye")
     return 0
+
+
+async def _serve_with_background(connection: Connection, state: ServerState) -> None:
+    """Serve; what outlives a request (MCP connections) runs beside, and stops after."""
+    async with anyio.create_task_group() as background:
+        state.background = background
+        await connection.serve(AcpRouter(state))
+        background.cancel_scope.cancel()
 
 
 def _session_factory(
@@ -131,6 +139,9 @@ class _SessionWiring:
         from acp_server.bridge.writes import WriteBehind
         from agent_core.approvals import Permissions
         from agent_core.config import child_environment
+        from agent_core.mcp.connection import Timeouts
+        from agent_core.mcp.pool import McpServers
+        from agent_core.mcp.servers import merge
         from agent_core.models.registry import create_model
         from agent_core.permission_rules import JsonRuleStore
         from agent_core.terminal import LocalTerminal
@@ -158,6 +169,12 @@ class _SessionWiring:
             if client.can("terminal")
             else LocalTerminal(child_environment(settings.keep_environment))
         )
+        self.mcp = McpServers(
+            merge(setup.mcp_servers, settings.mcp_servers),
+            setup.cwd,
+            Timeouts(settings.mcp_connect_timeout, settings.mcp_call_timeout),
+            self.report,
+        )
         self.workspace = EditorWorkspace(
             connection,
             setup.session_id,
@@ -176,6 +193,7 @@ class _SessionWiring:
             self.transcript,
             self.system_prompt,
             self.writes,
+            self.mcp,
         )
 
     async def send(self, update: dict[str, Any]) -> None:
@@ -244,7 +262,7 @@ class _SessionWiring:
         )
         return Agent(
             model=self.choice.model,
-            tools=default_toolset(),
+            tools={**default_toolset(), **self.mcp.tools()},
             system_prompt=text,
             notices=notices,
             tool_context=context,
@@ -266,6 +284,7 @@ PRELOAD = (
     "agent_core.approvals",
     "agent_core.permission_rules",
     "agent_core.models.registry",
+    "agent_core.mcp.pool",
     "agent_core.terminal",
     "agent_core.context.prompt",
     "agent_core.sessions.store",

@@ -2,8 +2,8 @@
 
 ``decide`` is the policy as a pure function. ``Permissions`` applies it for one session: it asks
 the user through the ``Approver`` port when the policy says so, and remembers "always" answers
-(edits: for the session, by switching to ``accept-edits``; commands: by prefix, per workspace,
-across restarts, through a ``RuleStore``).
+(edits: for the session, by switching to ``accept-edits``; commands by prefix and MCP tools by
+name: per workspace, across restarts, through a ``RuleStore``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from agent_core.modes import Mode
 
 Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
 Verdict = Literal["allow", "ask", "deny"]
+RuleCategory = Literal["commands", "tools"]
 SHELL_OPERATORS = (";", "&", "|", "`", "$(", ">", "<", "\n")
 # Programs whose first argument names what they do: "always allow" remembers both words.
 SUBCOMMAND_PROGRAMS = frozenset(
@@ -72,11 +73,20 @@ class Command:
 
 
 @dataclass(frozen=True)
+class ToolUse:
+    """A call of a tool Heron does not know the effects of (an MCP server's)."""
+
+    tool: str  # as the model names it: mcp__<server>__<tool>
+    title: str  # as the user reads it
+    read_only: bool = False  # the server says so; a hint, not a guarantee
+
+
+@dataclass(frozen=True)
 class LeavePlanMode:
     pass
 
 
-Action = Edit | Command | LeavePlanMode
+Action = Edit | Command | ToolUse | LeavePlanMode
 
 
 @dataclass(frozen=True)
@@ -112,11 +122,13 @@ class Approver(Protocol):
 
 
 class RuleStore(Protocol):
-    """Remembered command prefixes for one workspace ("always allow", "always reject")."""
+    """Remembered command prefixes and tool names for one workspace ("always allow" / "reject")."""
 
-    def allowed(self) -> frozenset[str]: ...
-    def rejected(self) -> frozenset[str]: ...
-    def remember(self, prefix: str, *, allow: bool) -> None: ...
+    def allowed(self, category: RuleCategory = "commands") -> frozenset[str]: ...
+    def rejected(self, category: RuleCategory = "commands") -> frozenset[str]: ...
+    def remember(
+        self, prefix: str, *, allow: bool, category: RuleCategory = "commands"
+    ) -> None: ...
 
 
 class ApprovalCancelled(Exception):
@@ -150,6 +162,17 @@ def decide(
             if prefix in rejected and is_simple(command):
                 return "deny", f"the user always rejects `{prefix}` in this workspace"
             if mode == "full-access" or (prefix in allowed and is_simple(command)):
+                return "allow", None
+            return "ask", None
+        case ToolUse(tool=tool, read_only=read_only):
+            if tool in rejected:
+                return "deny", f"the user always rejects {tool} in this workspace"
+            if mode == "plan" and not read_only:
+                return (
+                    "deny",
+                    "plan mode is read-only: leave it (switch_mode) before using this tool",
+                )
+            if mode == "full-access" or tool in allowed:
                 return "allow", None
             return "ask", None
         case LeavePlanMode():
@@ -194,8 +217,12 @@ class Permissions:
         """
         if isinstance(action, Edit) and self.rejected_edits and action.inside_roots:
             return "The user rejected edits for the rest of this session."
+        category: RuleCategory = "tools" if isinstance(action, ToolUse) else "commands"
         verdict, reason = decide(
-            self.mode, action, allowed=self.rules.allowed(), rejected=self.rules.rejected()
+            self.mode,
+            action,
+            allowed=self.rules.allowed(category),
+            rejected=self.rules.rejected(category),
         )
         if verdict == "allow":
             return None
@@ -216,6 +243,8 @@ class Permissions:
             return
         if isinstance(action, Command) and is_simple(action.command):
             self.rules.remember(command_prefix(action.command), allow=outcome.allowed)
+        elif isinstance(action, ToolUse):
+            self.rules.remember(action.tool, allow=outcome.allowed, category="tools")
         elif isinstance(action, Edit) and action.inside_roots:
             if outcome.allowed:
                 await self.set_mode("accept-edits")
@@ -230,6 +259,11 @@ def options_for(action: Action) -> tuple[Option, ...]:
             prefix = command_prefix(command)
             always_allow = f"Always allow `{prefix}` here"
             always_reject = f"Always reject `{prefix}` here"
+        case ToolUse(title=title):
+            always_allow, always_reject = (
+                f"Always allow {title} here",
+                f"Always reject {title} here",
+            )
         case Edit(inside_roots=True):
             always_allow, always_reject = (
                 "Allow all edits this session",
@@ -249,4 +283,6 @@ def options_for(action: Action) -> tuple[Option, ...]:
 
 
 def _what(action: Action) -> str:
-    return {Edit: "edit", Command: "command", LeavePlanMode: "plan"}[type(action)]
+    return {Edit: "edit", Command: "command", ToolUse: "tool call", LeavePlanMode: "plan"}[
+        type(action)
+    ]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from agent_core.errors import ConfigError
+from agent_core.mcp.servers import HttpServer, McpServerSpec, StdioServer
 
 PROVIDER_ENV = {
     "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
@@ -71,6 +72,9 @@ class Settings:
     max_turn_requests: int = 90  # model calls in one turn before it ends with max_turn_requests
     compact_at: float = 0.5  # share of the model's window that triggers a compaction
     shell: str = "/bin/sh"  # the user's shell, named in the system prompt
+    mcp_servers: tuple[McpServerSpec, ...] = ()  # [mcp_servers.<name>]: in every session
+    mcp_connect_timeout: float = 10.0  # [mcp] connect_timeout: seconds to start a server
+    mcp_call_timeout: float = 300.0  # [mcp] call_timeout: seconds for one tool call
 
     @property
     def config_file(self) -> Path:
@@ -107,6 +111,7 @@ def load_settings(
     if mode not in MODES:
         raise ConfigError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
     models = _table(file, "models", "[models]")
+    mcp = _table(file, "mcp", "[mcp]")
     return Settings(
         home=home,
         model=model or env.get("HERON_MODEL") or _string(file, "model"),
@@ -124,6 +129,9 @@ def load_settings(
         keep_environment=frozenset(
             _strings(_table(file, "terminal", "[terminal]"), "keep_environment")
         ),
+        mcp_servers=_mcp_servers(_table(file, "mcp_servers", "[mcp_servers]")),
+        mcp_connect_timeout=_number(mcp, "connect_timeout", 10.0, minimum=0.1),
+        mcp_call_timeout=_number(mcp, "call_timeout", 300.0, minimum=0.1),
     )
 
 
@@ -195,6 +203,33 @@ def _model(table: dict[str, Any], name: str) -> ModelSettings:
         cache_read_price=numbers["cache_read_price"],
         cache_write_price=numbers["cache_write_price"],
     )
+
+
+def _mcp_servers(table: dict[str, Any]) -> tuple[McpServerSpec, ...]:
+    """``[mcp_servers.<name>]``: ``command`` (+ ``args``, ``env``) or ``url`` (+ ``headers``,
+    ``transport = "http" | "sse"``)."""
+    servers: list[McpServerSpec] = []
+    for name in table:
+        label = f"[mcp_servers.{name}]"
+        section = _table(table, name, label)
+        command, url = _string(section, "command"), _string(section, "url")
+        if (command is None) == (url is None):
+            raise ConfigError(f"config.toml: {label} needs either command or url")
+        if command is not None:
+            env = _string_table(section, "env", f"{label} env")
+            servers.append(StdioServer(name, command, tuple(_strings(section, "args")), env))
+            continue
+        sse = _choice(section, "transport", ("http", "sse")) == "sse"
+        headers = _string_table(section, "headers", f"{label} headers")
+        servers.append(HttpServer(name, url or "", headers, "sse" if sse else "http"))
+    return tuple(servers)
+
+
+def _string_table(table: dict[str, Any], key: str, label: str) -> dict[str, str]:
+    values = _table(table, key, label)
+    if not all(isinstance(v, str) for v in values.values()):
+        raise ConfigError(f"config.toml: {label} values must be strings")
+    return cast(dict[str, str], values)
 
 
 def _number(table: dict[str, Any], key: str, default: Any, *, minimum: float) -> Any:

@@ -71,7 +71,25 @@ class TextContent:
     kind: Literal["text"] = "text"
 
 
-ToolContent = DiffContent | TerminalContent | TextContent
+@dataclass(frozen=True)
+class ImageContent:
+    data: str  # base64
+    mime_type: str
+    kind: Literal["image"] = "image"
+
+
+@dataclass(frozen=True)
+class ResourceContent:
+    """A resource a tool pointed at (``text`` None: a link) or returned (its text)."""
+
+    uri: str
+    name: str
+    mime_type: str | None = None
+    text: str | None = None
+    kind: Literal["resource"] = "resource"
+
+
+ToolContent = DiffContent | TerminalContent | TextContent | ImageContent | ResourceContent
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ class ToolResultPart:
     call_id: str
     content: str
     is_error: bool = False
+    images: tuple[ImagePart, ...] = ()  # what a tool showed (an MCP screenshot, say)
     kind: Literal["tool_result"] = "tool_result"
 
 

@@ -1,6 +1,7 @@
-"""Remembered "always" answers for commands, per workspace, in ``$HERON_HOME/permissions.json``.
+"""Remembered "always" answers, per workspace, in ``$HERON_HOME/permissions.json``.
 
-The file maps a workspace root to the command prefixes the user always allows or rejects there.
+The file maps a workspace root to what the user always allows or rejects there: command prefixes
+(``allow_commands``, ``reject_commands``) and MCP tools (``allow_tools``, ``reject_tools``).
 It is re-read on every check, so an answer given in one editor window applies in the others, and
 written atomically, so a crash never leaves half a file.
 """
@@ -14,6 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, cast
 
+from agent_core.approvals import RuleCategory
+
 log = logging.getLogger("heron.permissions")
 
 
@@ -22,20 +25,16 @@ class JsonRuleStore:
         self._file = file
         self._workspace = str(workspace)
 
-    def allowed(self) -> frozenset[str]:
-        return frozenset(self._entry().get("allow_commands", []))
+    def allowed(self, category: RuleCategory = "commands") -> frozenset[str]:
+        return frozenset(self._entry().get(f"allow_{category}", []))
 
-    def rejected(self) -> frozenset[str]:
-        return frozenset(self._entry().get("reject_commands", []))
+    def rejected(self, category: RuleCategory = "commands") -> frozenset[str]:
+        return frozenset(self._entry().get(f"reject_{category}", []))
 
-    def remember(self, prefix: str, *, allow: bool) -> None:
+    def remember(self, prefix: str, *, allow: bool, category: RuleCategory = "commands") -> None:
         data = self._read()
         entry = data.setdefault(self._workspace, {})
-        keep, drop = (
-            ("allow_commands", "reject_commands")
-            if allow
-            else ("reject_commands", "allow_commands")
-        )
+        keep, drop = (f"allow_{category}", f"reject_{category}")[:: 1 if allow else -1]
         entry[keep] = sorted({*entry.get(keep, []), prefix})
         entry[drop] = [p for p in entry.get(drop, []) if p != prefix]
         self._write(data)

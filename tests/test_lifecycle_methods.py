@@ -29,7 +29,7 @@ def test_initialize_is_honest_about_capabilities(agent_env: dict[str, str]) -> N
         "audio": False,
         "embeddedContext": True,
     }
-    assert capabilities["mcpCapabilities"] == {"http": False, "sse": False}
+    assert capabilities["mcpCapabilities"] == {"http": True, "sse": True}
     assert set(capabilities["sessionCapabilities"]) == {
         "additionalDirectories",
         "list",

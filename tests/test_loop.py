@@ -99,13 +99,13 @@ def make_agent(model: ScriptedModel, tools: dict[str, Any] | None = None, **kwar
 
 
 class NoRules:
-    def allowed(self) -> frozenset[str]:
+    def allowed(self, category: str = "commands") -> frozenset[str]:
         return frozenset()
 
-    def rejected(self) -> frozenset[str]:
+    def rejected(self, category: str = "commands") -> frozenset[str]:
         return frozenset()
 
-    def remember(self, prefix: str, *, allow: bool) -> None:
+    def remember(self, prefix: str, *, allow: bool, category: str = "commands") -> None:
         return None
 
 

@@ -14,11 +14,13 @@ from agent_core.events import (
     CompactionUpdated,
     DiffContent,
     Event,
+    ImageContent,
     Location,
     MessageDelta,
     ModeChanged,
     NoticeRaised,
     PlanUpdated,
+    ResourceContent,
     TerminalContent,
     TextContent,
     ThoughtDelta,
@@ -115,6 +117,19 @@ def to_tool_content(content: ToolContent) -> Update:
             return {"type": "terminal", "terminalId": content.terminal_id}
         case TextContent():
             return {"type": "content", "content": {"type": "text", "text": content.text}}
+        case ImageContent():
+            image = {"type": "image", "data": content.data, "mimeType": content.mime_type}
+            return {"type": "content", "content": image}
+        case ResourceContent(text=None):
+            link = {"type": "resource_link", "uri": content.uri, "name": content.name}
+            if content.mime_type:
+                link["mimeType"] = content.mime_type
+            return {"type": "content", "content": link}
+        case ResourceContent(text=text):
+            embedded = {"uri": content.uri, "text": text}
+            if content.mime_type:
+                embedded["mimeType"] = content.mime_type
+            return {"type": "content", "content": {"type": "resource", "resource": embedded}}
 
 
 def to_location(location: Location) -> Update:

@@ -40,7 +40,7 @@ async def initialize(state: ServerState, raw: Any) -> Reply:
                 "audio": False,
                 "embeddedContext": True,
             },
-            "mcpCapabilities": {"http": False, "sse": False},
+            "mcpCapabilities": {"http": True, "sse": True},
             "sessionCapabilities": {
                 "additionalDirectories": {},
                 "list": {},

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.jsonrpc.values import as_object as as_object_or_none
+from agent_core.mcp.servers import HttpServer, McpServerSpec, StdioServer
 
 
 def as_object(params: Any) -> dict[str, Any]:
@@ -88,3 +89,41 @@ def system_prompt(params: dict[str, Any]) -> tuple[str, str] | None:
             raise RpcError.invalid_params("systemPrompt content may only hold text blocks")
         texts.append(block_object["text"])
     return mode, "\n\n".join(texts)
+
+
+def mcp_servers(params: dict[str, Any]) -> tuple[McpServerSpec, ...]:
+    """The editor's ``mcpServers``: stdio (no ``type``), ``http`` or ``sse``."""
+    servers: list[McpServerSpec] = []
+    for index, raw in enumerate(optional_list(params, "mcpServers")):
+        server = as_object_or_none(raw)
+        if server is None:
+            raise RpcError.invalid_params(f"mcpServers[{index}] must be an object")
+        name = string(server, "name")
+        kind = server.get("type", "stdio")
+        if kind == "stdio":
+            args = optional_list(server, "args")
+            if not all(isinstance(a, str) for a in args):
+                raise RpcError.invalid_params(f"MCP server {name!r}: args must be strings")
+            env = _pairs(server, "env", name)
+            servers.append(StdioServer(name, string(server, "command"), tuple(args), env))
+        elif kind in ("http", "sse"):
+            headers = _pairs(server, "headers", name)
+            servers.append(HttpServer(name, string(server, "url"), headers, kind))
+        else:
+            raise RpcError.invalid_params(
+                f"MCP server {name!r} uses transport {kind!r}; Heron supports stdio, http and sse"
+            )
+    return tuple(servers)
+
+
+def _pairs(server: dict[str, Any], key: str, name: str) -> dict[str, str]:
+    """``env`` or ``headers``: a list of ``{"name", "value"}`` objects."""
+    pairs: dict[str, str] = {}
+    for item in optional_list(server, key):
+        pair = as_object_or_none(item) or {}
+        if not isinstance(pair.get("name"), str) or not isinstance(pair.get("value"), str):
+            raise RpcError.invalid_params(
+                f"MCP server {name!r}: each of {key} must be {{'name': str, 'value': str}}"
+            )
+        pairs[pair["name"]] = pair["value"]
+    return pairs

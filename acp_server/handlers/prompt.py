@@ -45,6 +45,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
     except UnsupportedContent as exc:
         raise RpcError.invalid_params(str(exc)) from None
     async with session.turn_lock:
+        await _wait_for_mcp_servers(session)
         if session.cancellations != ticket:  # cancelled while queued: do not run stale work
             return {"stopReason": "cancelled"}
         session.parts.transcript.user_prompt(blocks)
@@ -115,6 +116,15 @@ async def _run_turn(
             closing = ToolCallUpdated(call_id, status="failed", output="Stopped: the turn ended.")
             await session.parts.send(to_tool_call_update(closing))
     return "cancelled" if scope.cancelled_caught else stop
+
+
+async def _wait_for_mcp_servers(session: Session) -> None:
+    """The first turn's tools include every MCP server that starts within its connect timeout;
+    ``session/cancel`` stops the wait at once."""
+    with anyio.CancelScope() as waiting:
+        session.turn_scope = waiting
+        await session.parts.mcp.ready()
+    session.turn_scope = None
 
 
 def _track(event: Event, unfinished: set[str]) -> None:

@@ -7,6 +7,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
+
 from acp_server.handlers import lifecycle, sessions
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
@@ -83,5 +85,8 @@ class AcpRouter:
         """The editor is gone: stop every turn and every process the sessions started."""
         for session in self.state.sessions.values():
             session.cancel()
-        for session in self.state.sessions.values():
-            await session.parts.terminal.close()
+        async with anyio.create_task_group() as closing:
+            for session in self.state.sessions.values():
+                closing.start_soon(session.parts.mcp.close)
+            for session in self.state.sessions.values():
+                await session.parts.terminal.close()

@@ -25,7 +25,7 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
         additional_directories=tuple(
             params.directory(d, "additionalDirectories entry") for d in extra
         ),
-        mcp_servers=tuple(params.optional_list(request, "mcpServers")),
+        mcp_servers=params.mcp_servers(request),
         system_prompt=params.system_prompt(request),
     )
     if not has_credentials(state):
@@ -53,10 +53,13 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
 
 def session_reply(state: ServerState, session: Session, *, announce: bool, with_id: bool) -> Reply:
     """The answer that opens a session (new, load, resume, fork): its modes and options; then,
-    once the answer is out, its commands (``announce``) and what its first prompt will need."""
+    once the answer is out, its MCP servers start, its commands are announced (``announce``)
+    and what its first prompt will need is loaded."""
     options, model = session.options(state.settings), session.parts.choice.model
 
     async def after() -> None:
+        if state.background is not None:
+            session.parts.mcp.start(state.background)
         if announce:
             await announce_commands(state, session)
         await state.run_once("wire models", state.warm_up)

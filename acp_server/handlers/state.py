@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
+import anyio.abc
 
 from acp_server.bridge.modes import SessionOptions, session_options
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RESOURCE_NOT_FOUND, RpcError
 from acp_server.jsonrpc.values import as_object
 from agent_core.config import Settings
+from agent_core.mcp.servers import McpServerSpec
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from acp_server.bridge.transcript import TranscriptBuilder
@@ -21,6 +23,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.approvals import Permissions
     from agent_core.events import NoticeRaised
     from agent_core.loop.agent import Agent
+    from agent_core.mcp.pool import McpServers
     from agent_core.messages import Message
     from agent_core.models.base import Model
     from agent_core.sessions.store import SessionStore
@@ -47,7 +50,7 @@ class SessionSetup:
     session_id: str
     cwd: Path
     additional_directories: tuple[Path, ...]
-    mcp_servers: tuple[Any, ...]
+    mcp_servers: tuple[McpServerSpec, ...]
     system_prompt: tuple[str, str] | None = None  # the editor's (mode, text)
 
 
@@ -80,6 +83,7 @@ class SessionParts:
     transcript: TranscriptBuilder
     system_prompt: Callable[[], tuple[str, list[NoticeRaised]]]  # as the workspace is now
     writes: WriteBehind  # the session's store writes during a turn
+    mcp: McpServers  # the session's MCP servers, started once the session is open
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,7 @@ class ServerState:
     preload: Callable[[], None] = lambda: None  # once `initialize` is answered: the turn machinery
     warm_up: Callable[[], None] = lambda: None  # once a session exists: what prompts need
     client: ClientInfo = field(default_factory=ClientInfo)
+    background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections
     sessions: dict[str, Session] = field(default_factory=dict[str, Session])
     _done: set[str] = field(default_factory=set[str])
 

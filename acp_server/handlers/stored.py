@@ -139,7 +139,7 @@ def _setup(session_id: str, request: dict[str, Any], stored: StoredSession) -> S
     cwd = params.directory(request.get("cwd"), "cwd")
     extra = params.optional_list(request, "additionalDirectories")
     directories = tuple(params.directory(d, "additionalDirectories entry") for d in extra)
-    mcp_servers = tuple(params.optional_list(request, "mcpServers"))
+    mcp_servers = params.mcp_servers(request)
     directories = directories or stored.record.additional_directories
     return SessionSetup(session_id, cwd, directories, mcp_servers, params.system_prompt(request))
 
@@ -159,4 +159,5 @@ async def _forget(state: ServerState, session: Session) -> None:
     session.cancel()
     async with session.turn_lock:  # the cancelled turn has answered and saved
         await session.parts.terminal.close()
+        await session.parts.mcp.close()
     state.sessions.pop(session.id, None)

@@ -58,8 +58,8 @@ def clear_old_tool_outputs(
     for index, message in enumerate(history):
         if index < start and isinstance(message, UserMessage):
             parts = tuple(
-                replace(p, content=CLEARED)
-                if isinstance(p, ToolResultPart) and len(p.content) > len(CLEARED)
+                replace(p, content=CLEARED, images=())
+                if isinstance(p, ToolResultPart) and (len(p.content) > len(CLEARED) or p.images)
                 else p
                 for p in message.parts
             )

@@ -219,7 +219,8 @@ class Agent:
             await self._tool_context.report(event)
 
         context = replace(self._tool_context, call_id=call.call_id, report=report)
-        self._results[call.call_id] = await execute(call, self._tools, context)
+        images = self.model.accepts_images
+        self._results[call.call_id] = await execute(call, self._tools, context, images=images)
 
     def _close_tool_calls(self) -> None:
         """Answer every call of the last response: with its result, or as cancelled."""

@@ -13,8 +13,13 @@ from agent_core.messages import ToolCallPart, ToolResultPart
 from agent_core.tools.base import ToolContext, Toolset
 
 
-async def execute(call: ToolCallPart, tools: Toolset, context: ToolContext) -> ToolResultPart:
-    """The result of one call; every failure becomes an error result the model can read."""
+async def execute(
+    call: ToolCallPart, tools: Toolset, context: ToolContext, *, images: bool
+) -> ToolResultPart:
+    """The result of one call; every failure becomes an error result the model can read.
+
+    ``images``: the model can see images, so a tool's images go along with its text.
+    """
 
     def failed(text: str) -> ToolResultPart:
         return ToolResultPart(call.call_id, text, is_error=True)
@@ -29,14 +34,22 @@ async def execute(call: ToolCallPart, tools: Toolset, context: ToolContext) -> T
         arguments = tool.arguments.model_validate(call.arguments)
     except ValidationError as exc:
         return failed(f"Invalid arguments for {call.name}: {_problems(exc)}")
+    except ToolError as exc:
+        return failed(f"Invalid arguments for {call.name}: {exc}")
     try:
-        return ToolResultPart(call.call_id, await tool.run(arguments, context))
+        output = await tool.run(arguments, context)
     except ToolError as exc:
         return failed(str(exc))
     except ApprovalCancelled:
         raise
     except Exception as exc:  # noqa: BLE001 - turn-runner boundary: a tool bug is a tool error
         return failed(f"{type(exc).__name__}: {exc}")
+    if isinstance(output, str):
+        return ToolResultPart(call.call_id, output)
+    if output.images and not images:
+        shown = f"[{len(output.images)} image(s) shown to the user; this model cannot see images]"
+        return ToolResultPart(call.call_id, f"{output.text}\n{shown}".strip())
+    return ToolResultPart(call.call_id, output.text, images=output.images)
 
 
 def _problems(exc: ValidationError) -> str:

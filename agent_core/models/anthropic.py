@@ -176,11 +176,15 @@ def _block(part: Any) -> dict[str, Any] | None:
             )
         case ToolCallPart(call_id=call_id, name=name, arguments=arguments):
             return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
-        case ToolResultPart(call_id=call_id, content=content, is_error=is_error):
+        case ToolResultPart(call_id=call_id, content=content, is_error=is_error, images=images):
+            blocks: Any = content
+            if images:
+                text = [{"type": "text", "text": content}] if content else []
+                blocks = text + [_block(image) for image in images]
             return {
                 "type": "tool_result",
                 "tool_use_id": call_id,
-                "content": content,
+                "content": blocks,
                 "is_error": is_error,
             }
         case _:

@@ -17,6 +17,7 @@ from agent_core.config import ProviderSettings
 from agent_core.errors import ModelError, ModelUnavailable, StreamInterrupted
 from agent_core.messages import (
     AssistantMessage,
+    ImagePart,
     Message,
     TextPart,
     ToolResultPart,
@@ -176,25 +177,25 @@ def to_responses_input(history: tuple[Message, ...]) -> list[dict[str, Any]]:
         content: list[dict[str, Any]] = []
         for part in message.parts:
             if isinstance(part, ToolResultPart):
+                output: Any = part.content
+                if part.images:
+                    output = [{"type": "input_text", "text": part.content}] + [
+                        _input_image(image) for image in part.images
+                    ]
                 items.append(
-                    {
-                        "type": "function_call_output",
-                        "call_id": part.call_id,
-                        "output": part.content,
-                    }
+                    {"type": "function_call_output", "call_id": part.call_id, "output": output}
                 )
             elif isinstance(part, TextPart):
                 content.append({"type": "input_text", "text": part.text})
             else:
-                content.append(
-                    {
-                        "type": "input_image",
-                        "image_url": f"data:{part.mime_type};base64,{part.data}",
-                    }
-                )
+                content.append(_input_image(part))
         if content:
             items.append({"role": "user", "content": content})
     return items
+
+
+def _input_image(image: ImagePart) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": f"data:{image.mime_type};base64,{image.data}"}
 
 
 def response_error(error: Any) -> ModelError:

@@ -13,6 +13,7 @@ from agent_core.config import ProviderSettings
 from agent_core.errors import StreamInterrupted
 from agent_core.messages import (
     AssistantMessage,
+    ImagePart,
     Message,
     TextPart,
     ToolResultPart,
@@ -131,24 +132,27 @@ def to_chat_messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
             continue
         content: list[dict[str, Any]] = []
         for part in message.parts:
-            if isinstance(part, ToolResultPart):
+            if isinstance(part, ToolResultPart):  # tool messages take text; images follow
                 messages.append(
                     {"role": "tool", "tool_call_id": part.call_id, "content": part.content}
                 )
+                content.extend(_image_url(image) for image in part.images)
             elif isinstance(part, TextPart):
                 content.append({"type": "text", "text": part.text})
             else:
-                content.append(
-                    {
-                        "type": "image_url",
-                        "image_url": {"url": f"data:{part.mime_type};base64,{part.data}"},
-                    }
-                )
+                content.append(_image_url(part))
         if content:
             plain = all(c["type"] == "text" for c in content)
             text = "\n\n".join(c["text"] for c in content) if plain else None
             messages.append({"role": "user", "content": text if plain else content})
     return messages
+
+
+def _image_url(image: ImagePart) -> dict[str, Any]:
+    return {
+        "type": "image_url",
+        "image_url": {"url": f"data:{image.mime_type};base64,{image.data}"},
+    }
 
 
 def _reasoning(delta: Any) -> str | None:

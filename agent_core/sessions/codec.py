@@ -34,12 +34,20 @@ def dump_message(message: Message) -> str:
 
 def load_message(text: str) -> Message:
     data: dict[str, Any] = json.loads(text)
-    parts = tuple(PARTS[p["kind"]](**p) for p in data["parts"])
+    parts = tuple(_part(p) for p in data["parts"])
     if data["kind"] == "assistant":
         assistant_parts: tuple[AssistantPart, ...] = parts
         return AssistantMessage(assistant_parts, data.get("message_id", ""))
     user_parts: tuple[UserPart, ...] = parts
     return UserMessage(user_parts)
+
+
+def _part(data: dict[str, Any]) -> Any:
+    if data.get("images"):  # a tool result's images, stored nested
+        data = {**data, "images": tuple(ImagePart(**i) for i in data["images"])}
+    elif "images" in data:
+        data = {**data, "images": ()}
+    return PARTS[data["kind"]](**data)
 
 
 def plain_text(message: Message) -> str:

@@ -6,11 +6,12 @@ import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agent_core.approvals import Permissions
 from agent_core.errors import ToolError
 from agent_core.events import Event, ToolKind
+from agent_core.messages import ImagePart
 from agent_core.terminal import Terminal
 from agent_core.workspace import Workspace, resolve
 
@@ -62,6 +63,41 @@ class ToolContext:
         return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
+class ArgumentModel(Protocol):
+    """What the loop needs of a tool's argument type: its JSON schema and a validator.
+
+    A pydantic model class is one; ``SchemaArguments`` is one for a schema given as data.
+    """
+
+    def model_json_schema(self) -> dict[str, Any]: ...
+
+    def model_validate(self, obj: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class SchemaArguments:
+    """Arguments described by a JSON schema someone else wrote (an MCP server's), and checked
+    by them: here they only need to be an object."""
+
+    schema: dict[str, Any]
+
+    def model_json_schema(self) -> dict[str, Any]:
+        return self.schema
+
+    def model_validate(self, obj: Any) -> Any:
+        if not isinstance(obj, dict):
+            raise ToolError("Arguments must be a JSON object.")
+        return cast(dict[str, Any], obj)
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """A result with more than text: images the model may see."""
+
+    text: str
+    images: tuple[ImagePart, ...] = ()
+
+
 class Tool(Protocol):
     @property
     def name(self) -> str: ...
@@ -78,7 +114,7 @@ class Tool(Protocol):
         ...
 
     @property
-    def arguments(self) -> type[BaseModel]:
+    def arguments(self) -> type[BaseModel] | ArgumentModel:
         """The argument model; its JSON schema is what the model sees."""
         ...
 
@@ -89,7 +125,7 @@ class Tool(Protocol):
         """
         ...
 
-    async def run(self, arguments: Any, context: ToolContext) -> str:
+    async def run(self, arguments: Any, context: ToolContext) -> str | ToolOutput:
         """The result text for the model; raise ``ToolError`` for a failure it should see."""
         ...
 

@@ -1,0 +1,219 @@
+"""One MCP server, connected for the life of a session, through the official ``mcp`` SDK.
+
+``run`` is a long-lived task: it starts the server (or opens the HTTP session), lists its tools,
+then holds the connection until ``close``. It never raises: whatever goes wrong becomes
+``problem``, and the user is told through ``report``. The connect deadline is a cancel scope
+deadline, lifted once the server has answered, so a server that hangs at start-up costs at most
+``connect_timeout`` and is then cleaned up like any other.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import math
+import os
+import tempfile
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+import anyio
+
+from agent_core.errors import ToolError
+from agent_core.events import NoticeRaised
+from agent_core.mcp.servers import McpServerSpec, StdioServer
+
+if TYPE_CHECKING:
+    from mcp.client.client import Client
+    from mcp.types import CallToolResult
+
+log = logging.getLogger("heron.mcp")
+
+Report = Callable[[NoticeRaised], Awaitable[None]]
+STDERR_TAIL_BYTES = 2000
+SDK_MODULES = ("mcp.client.client", "mcp.client.stdio", "mcp.client.streamable_http")
+
+
+@dataclass(frozen=True)
+class RemoteTool:
+    """A tool as the server lists it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    title: str | None = None
+    read_only: bool = False  # the server's hint
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect: float = 10.0  # seconds to start and list tools
+    call: float = 300.0  # seconds for one tool call
+
+
+class McpConnection:
+    def __init__(self, spec: McpServerSpec, cwd: Path, timeouts: Timeouts, report: Report) -> None:
+        self.spec = spec
+        self.tools: tuple[RemoteTool, ...] = ()
+        self.problem: str | None = None  # why the server cannot be used, once it cannot
+        self.settled = anyio.Event()  # connected, or given up on
+        self._cwd, self._timeouts, self._report = cwd, timeouts, report
+        self._client: Client | None = None
+        self._closing = anyio.Event()
+        self._scope = anyio.CancelScope()  # connecting: its deadline is the connect timeout
+        self._errlog: TextIO | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    async def run(self) -> None:
+        """Connect, then hold the connection until ``close``; never raises."""
+        started = anyio.current_time()
+        with tempfile.NamedTemporaryFile(
+            "a+", encoding="utf-8", errors="replace", prefix="heron-mcp-", suffix=".log"
+        ) as file:
+            self._errlog = errlog = cast(TextIO, file)
+            with self._scope as scope:
+                scope.deadline = started + self._timeouts.connect
+                try:
+                    await anyio.to_thread.run_sync(_import_sdk)  # ~0.5 s, off the event loop
+                    async with self._open(errlog) as client:
+                        self.tools = await _list_tools(client)
+                        self._client, scope.deadline = client, math.inf
+                        self.settled.set()
+                        log.info(
+                            "%s: %d tools in %.2f s", self.name, len(self.tools), _since(started)
+                        )
+                        await self._closing.wait()
+                except Exception as exc:  # noqa: BLE001 - a broken server must not break the session
+                    when = "stopped" if self.settled.is_set() else "did not start"
+                    await self._fail(f"{when}: {_describe(exc)}")
+                finally:
+                    self._client = None
+            if scope.cancelled_caught and not self.settled.is_set():
+                await self._fail(f"did not start within {self._timeouts.connect:g} s")
+            self.settled.set()
+            self._errlog = None
+
+    def close(self) -> None:
+        self._closing.set()
+        if not self.settled.is_set():
+            self._scope.cancel()  # still connecting: stop now
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        """Call one tool; raises ``ToolError`` with what the user and the model need to know."""
+        client = self._client
+        if client is None:
+            raise ToolError(self._unavailable())
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
+        from pydantic import ValidationError
+
+        try:
+            with anyio.fail_after(self._timeouts.call):
+                return await client.call_tool(tool, arguments)
+        except TimeoutError:
+            raise ToolError(
+                f"MCP server {self.name!r} did not answer {tool} within {self._timeouts.call:g} s."
+            ) from None
+        except MCPError as exc:
+            if exc.code != CONNECTION_CLOSED:
+                message = f"MCP server {self.name!r} refused {tool}: {exc.error.message}"
+                raise ToolError(message) from None
+            self._client = None
+            await self._fail(f"stopped: {exc.error.message}")
+            raise ToolError(self._unavailable()) from None
+        except ValidationError as exc:
+            raise ToolError(
+                f"MCP server {self.name!r} answered {tool} with malformed data: "
+                f"{_describe(exc)}{self._stderr_note()}"
+            ) from None
+
+    def _open(self, errlog: TextIO) -> AbstractAsyncContextManager[Client]:
+        from mcp.client.client import Client
+
+        spec = self.spec
+        if isinstance(spec, StdioServer):
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            parameters = StdioServerParameters(
+                command=spec.command, args=list(spec.args), env=dict(spec.env), cwd=self._cwd
+            )
+            return Client(stdio_client(parameters, errlog=errlog))
+        if spec.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            transport = sse_client(spec.url, headers=dict(spec.headers))
+            return Client(transport)
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        http = create_mcp_http_client(headers=dict(spec.headers))
+        return Client(streamable_http_client(spec.url, http_client=http))
+
+    async def _fail(self, problem: str) -> None:
+        if self.problem is not None:
+            return
+        self.problem = problem
+        log.warning("MCP server %s %s%s", self.name, problem, self._stderr_note())
+        detail = f"{self.spec.where}{self._stderr_note()}"
+        await self._report(NoticeRaised("warning", f"MCP server {self.name} {problem}", detail))
+
+    def _unavailable(self) -> str:
+        why = self.problem or "is not connected"
+        return f"MCP server {self.name!r} {why}.{self._stderr_note()}"
+
+    def _stderr_note(self) -> str:
+        tail = self.stderr_tail()
+        return f"\nIts last output on stderr:\n{tail}" if tail else ""
+
+    def stderr_tail(self) -> str:
+        """The end of what a stdio server wrote to stderr (empty for HTTP servers)."""
+        if self._errlog is None:
+            return ""
+        with Path(self._errlog.name).open("rb") as f:  # the file is opened for appending
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - STDERR_TAIL_BYTES))
+            return f.read().decode("utf-8", errors="replace").strip()
+
+
+async def _list_tools(client: Client) -> tuple[RemoteTool, ...]:
+    tools: list[RemoteTool] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        for tool in page.tools:
+            hints = tool.annotations
+            tools.append(
+                RemoteTool(
+                    tool.name,
+                    tool.description or "",
+                    tool.input_schema,
+                    tool.title or (hints.title if hints else None),
+                    bool(hints and hints.read_only_hint),
+                )
+            )
+        cursor = page.next_cursor
+        if not cursor:
+            return tuple(tools)
+
+
+def _import_sdk() -> None:
+    for module in SDK_MODULES:
+        importlib.import_module(module)
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for an exception, looking inside exception groups (the SDK's task groups)."""
+    while isinstance(exc, BaseExceptionGroup):
+        exc = cast(BaseExceptionGroup[BaseException], exc).exceptions[0]
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _since(started: float) -> float:
+    return anyio.current_time() - started

@@ -1,0 +1,72 @@
+"""A session's MCP servers: started together in the background, each on its own deadline.
+
+``session/new`` never waits for them. The first prompt does (``ready``), so its tools include
+every server that started; a server that fails or hangs costs at most the connect timeout, once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+import anyio.abc
+
+from agent_core.mcp.connection import McpConnection, Report, Timeouts
+from agent_core.mcp.servers import McpServerSpec
+from agent_core.tools.base import Tool
+
+log = logging.getLogger("heron.mcp")
+
+
+class McpServers:
+    def __init__(
+        self, specs: Sequence[McpServerSpec], cwd: Path, timeouts: Timeouts, report: Report
+    ) -> None:
+        self.connections = tuple(McpConnection(s, cwd, timeouts, report) for s in specs)
+        self._started = False
+        self._stopped = anyio.Event()
+
+    def start(self, background: anyio.abc.TaskGroup) -> None:
+        """Connect every server, concurrently, in tasks that outlive the request (once)."""
+        if self._started:
+            return
+        self._started = True
+        background.start_soon(self._run)
+
+    async def _run(self) -> None:
+        try:
+            async with anyio.create_task_group() as group:
+                for connection in self.connections:
+                    group.start_soon(connection.run)
+        finally:
+            self._stopped.set()
+
+    async def ready(self) -> None:
+        """Every server has connected or been given up on."""
+        if self._started:
+            for connection in self.connections:
+                await connection.settled.wait()
+
+    def tools(self) -> dict[str, Tool]:
+        from agent_core.mcp.tool import McpTool, tool_name
+
+        tools: dict[str, Tool] = {}
+        for connection in self.connections:
+            for remote in connection.tools:
+                name = tool_name(connection.name, remote.name)
+                if name in tools:
+                    log.warning(
+                        "%s: tool %s is listed twice; keeping the first", connection.name, name
+                    )
+                    continue
+                tools[name] = McpTool(name, connection, remote)
+        return tools
+
+    async def close(self) -> None:
+        """Stop every server and wait until their processes are gone."""
+        for connection in self.connections:
+            connection.close()
+        if self._started:
+            await self._stopped.wait()
