@@ -25,6 +25,7 @@ import anyio
 from agent_core.errors import ToolError
 from agent_core.events import NoticeRaised
 from agent_core.mcp.servers import McpServerSpec, StdioServer
+from agent_core.mcp.stdio import stdio_transport
 
 if TYPE_CHECKING:
     from mcp.client.client import Client
@@ -78,7 +79,6 @@ class McpConnection:
         ) as file:
             self._errlog = errlog = cast(TextIO, file)
             with self._scope as scope:
-                scope.deadline = started + self._timeouts.connect
                 try:
                     await anyio.to_thread.run_sync(_import_sdk)  # ~0.5 s, off the event loop
                     async with self._open(errlog) as client:
@@ -98,6 +98,18 @@ class McpConnection:
                 await self._fail(f"did not start within {self._timeouts.connect:g} s")
             self.settled.set()
             self._errlog = None
+
+    def arm(self) -> None:
+        """Start the connect timeout; ``run`` gives up on the server when it passes."""
+        self._scope.deadline = anyio.current_time() + self._timeouts.connect
+
+    async def wait_settled(self) -> None:
+        """Until the server is connected or its connect timeout has passed, not longer (its
+        clean-up may take a while more)."""
+        with anyio.move_on_at(self._scope.deadline):
+            await self.settled.wait()
+        if not self.settled.is_set():
+            await self._fail(f"did not start within {self._timeouts.connect:g} s")
 
     def close(self) -> None:
         self._closing.set()
@@ -138,12 +150,7 @@ class McpConnection:
 
         spec = self.spec
         if isinstance(spec, StdioServer):
-            from mcp.client.stdio import StdioServerParameters, stdio_client
-
-            parameters = StdioServerParameters(
-                command=spec.command, args=list(spec.args), env=dict(spec.env), cwd=self._cwd
-            )
-            return Client(stdio_client(parameters, errlog=errlog))
+            return Client(stdio_transport(spec, self._cwd, errlog))
         if spec.transport == "sse":
             from mcp.client.sse import sse_client
 

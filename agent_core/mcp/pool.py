@@ -33,6 +33,8 @@ class McpServers:
         if self._started:
             return
         self._started = True
+        for connection in self.connections:
+            connection.arm()
         background.start_soon(self._run)
 
     async def _run(self) -> None:
@@ -44,10 +46,10 @@ class McpServers:
             self._stopped.set()
 
     async def ready(self) -> None:
-        """Every server has connected or been given up on."""
+        """Every server has connected or timed out."""
         if self._started:
             for connection in self.connections:
-                await connection.settled.wait()
+                await connection.wait_settled()
 
     def tools(self) -> dict[str, Tool]:
         from agent_core.mcp.tool import McpTool, tool_name

@@ -1,0 +1,123 @@
+"""The stdio transport for MCP servers: the server runs in its own process group, and the whole
+group goes when the connection closes.
+
+The SDK's own ``stdio_client`` kills the process tree only when the server fails to exit; a
+server that exits politely leaves its children running (a language server, a browser, a
+``sleep`` in a test). Here the group is always signalled after the server is gone, so nothing
+it started outlives the session. Messages are framed as the SDK frames them: one JSON-RPC
+message per line, validated by the SDK's own message adapter.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+import anyio
+from anyio.abc import Process
+from anyio.streams.text import TextReceiveStream
+
+from agent_core.mcp.servers import StdioServer
+
+if TYPE_CHECKING:
+    from mcp.client._transport import TransportStreams
+    from mcp.shared.message import SessionMessage
+
+log = logging.getLogger("heron.mcp")
+
+EXIT_GRACE_S = 2.0  # after stdin closes, before SIGTERM; then as long again before SIGKILL
+POLL_S = 0.02
+
+
+@asynccontextmanager
+async def stdio_transport(
+    server: StdioServer, cwd: Path, errlog: TextIO
+) -> AsyncGenerator[TransportStreams]:
+    from mcp.client.stdio import get_default_environment
+    from mcp.shared.message import SessionMessage
+
+    process = await anyio.open_process(
+        [server.command, *server.args],
+        env=get_default_environment() | dict(server.env),  # no keys of ours, only the server's
+        cwd=cwd,
+        stderr=errlog,
+        start_new_session=True,  # its own process group, so all of it can be stopped
+    )
+    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        buffer = ""
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async with to_session:
+                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
+                    *lines, buffer = (buffer + chunk).split("\n")
+                    for line in lines:
+                        if line.strip():
+                            await to_session.send(_parse(line))
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async with from_session:
+                async for message in from_session:
+                    line = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(line.encode() + b"\n")
+        await to_session.aclose()  # the server stopped reading: the session sees the end
+
+    async with anyio.create_task_group() as pipes:
+        pipes.start_soon(read_stdout)
+        pipes.start_soon(write_stdin)
+        try:
+            yield from_server, to_server
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stop(process)
+            pipes.cancel_scope.cancel()
+
+
+async def stop(process: Process) -> None:
+    """Close stdin and give the server time to exit; then stop its whole process group."""
+    if process.stdin is not None:
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+    for sent in (None, signal.SIGTERM, signal.SIGKILL):
+        if sent is not None:
+            _signal_group(process.pid, sent)
+        if await _exited(process, EXIT_GRACE_S):
+            break
+    _signal_group(process.pid, signal.SIGKILL)  # whatever the server left behind
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await pipe.aclose()
+
+
+def _signal_group(pgid: int, sent: signal.Signals) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sent)
+
+
+async def _exited(process: Process, timeout: float) -> bool:  # noqa: ASYNC109
+    """Polls: ``wait()`` would also wait for pipes a leftover child may hold open."""
+    with anyio.move_on_after(timeout):
+        while process.returncode is None:  # noqa: ASYNC110 - nothing to wait on but the code
+            await anyio.sleep(POLL_S)
+    return process.returncode is not None
+
+
+def _parse(line: str) -> SessionMessage | Exception:
+    from mcp.shared.message import SessionMessage
+    from mcp.types import jsonrpc_message_adapter
+
+    try:
+        return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError as exc:
+        log.warning("MCP server sent a line that is not JSON-RPC: %.200s", line)
+        return exc
