@@ -11,6 +11,7 @@ from agent_core.approvals import (
     Command,
     Edit,
     LeavePlanMode,
+    ToolUse,
     command_prefix,
     decide,
     is_simple,
@@ -124,6 +125,8 @@ def test_ordinary_commands_are_not(command: str) -> None:
 
 
 INSIDE, OUTSIDE = Edit(Path("/w/a.py"), True), Edit(Path("/etc/x"), False)
+MCP_WRITE = ToolUse("mcp__db__insert", "db: insert")
+MCP_READ = ToolUse("mcp__db__query", "db: query", read_only=True)
 
 
 @pytest.mark.parametrize(
@@ -142,9 +145,14 @@ INSIDE, OUTSIDE = Edit(Path("/w/a.py"), True), Edit(Path("/etc/x"), False)
         ("full-access", Command("rm -rf x"), "ask"),
         ("plan", Command("rm -rf x"), "ask"),
         ("plan", LeavePlanMode(), "ask"),
+        ("ask", MCP_WRITE, "ask"),
+        ("accept-edits", MCP_WRITE, "ask"),
+        ("full-access", MCP_WRITE, "allow"),
+        ("plan", MCP_WRITE, "deny"),
+        ("plan", MCP_READ, "ask"),
     ],
 )
-def test_policy(mode: str, action: Edit | Command | LeavePlanMode, verdict: str) -> None:
+def test_policy(mode: str, action: Edit | Command | ToolUse | LeavePlanMode, verdict: str) -> None:
     assert decide(mode, action)[0] == verdict  # type: ignore[arg-type]
 
 
@@ -191,3 +199,19 @@ def test_rules_persist_per_workspace(tmp_path: Path) -> None:
     assert JsonRuleStore(file, Path("/w/two")).allowed() == set()
     JsonRuleStore(file, Path("/w/one")).remember("pytest", allow=False)  # changing one's mind
     assert JsonRuleStore(file, Path("/w/one")).allowed() == set()
+
+
+def test_mcp_tools_are_remembered_by_name_apart_from_commands(tmp_path: Path) -> None:
+    tools = frozenset({"mcp__db__insert"})
+    assert decide("ask", MCP_WRITE, allowed=tools)[0] == "allow"
+    assert decide("plan", MCP_WRITE, allowed=tools)[0] == "deny"  # plan mode stays read-only
+    assert decide("full-access", MCP_WRITE, rejected=tools)[0] == "deny"
+    assert options_for(MCP_WRITE)[1].name == "Always allow db: insert here"
+    file = tmp_path / "permissions.json"
+    JsonRuleStore(file, Path("/w")).remember("mcp__db__insert", allow=True, category="tools")
+    JsonRuleStore(file, Path("/w")).remember(
+        "mcp__db__insert", allow=True
+    )  # a command, oddly named
+    JsonRuleStore(file, Path("/w")).remember("mcp__db__insert", allow=False)
+    assert JsonRuleStore(file, Path("/w")).allowed("tools") == {"mcp__db__insert"}
+    assert JsonRuleStore(file, Path("/w")).allowed() == set()

@@ -22,10 +22,19 @@ from agent_core.events import (
     TurnEnded,
 )
 from agent_core.loop.agent import CANCELLED_RESULT, Agent
-from agent_core.messages import AssistantMessage, Message, TextPart, ToolResultPart, UserMessage
+from agent_core.loop.execution import execute
+from agent_core.messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UserMessage,
+)
 from agent_core.models.scripted import Rule, ScriptedModel
 from agent_core.terminal import LocalTerminal
-from agent_core.tools.base import ToolContext
+from agent_core.tools.base import ToolContext, ToolOutput
 
 pytestmark = pytest.mark.anyio
 
@@ -227,3 +236,27 @@ async def test_cancel_before_any_output_merges_prompts_to_keep_alternation() -> 
     first = agent.history[0]
     assert isinstance(first, UserMessage) and first.text == "onetwo"
     assert_alternates(agent.history)
+
+
+class Camera:
+    name, kind, read_only, arguments = "camera", "other", True, NumberArguments
+    description = "Take a picture"
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        return "camera"
+
+    async def run(self, arguments: NumberArguments, context: ToolContext) -> ToolOutput:
+        return ToolOutput("a picture", (ImagePart("AAAA", "image/png"),))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("sees_images", [True, False])
+async def test_a_tools_images_go_to_models_that_can_see_them(sees_images: bool) -> None:
+    call = ToolCallPart("c1", "camera", {"n": 1})
+    permissions = Permissions("ask", AllowAll(), NoRules(), ignore)
+    context = ToolContext("c1", NoWorkspace(), permissions, ignore, LocalTerminal({}))
+    result = await execute(call, {"camera": Camera()}, context, images=sees_images)
+    if sees_images:
+        assert result == ToolResultPart("c1", "a picture", images=(ImagePart("AAAA", "image/png"),))
+    else:
+        assert result.images == () and "1 image(s) shown to the user" in result.content
