@@ -10,7 +10,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import sessions, startup, tools, turns
+from bench import mcp, sessions, startup, tools, turns
 from bench.figures import Figure
 
 HEADER = "| figure | measured | budget | verdict | how |\n| --- | --- | --- | --- | --- |"
@@ -48,7 +48,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as home:
         env = environment(home)
         figures = (
-            startup.measure(env) + turns.measure(env) + tools.measure(env) + sessions.measure(env)
+            startup.measure(env)
+            + turns.measure(env)
+            + tools.measure(env)
+            + sessions.measure(env)
+            + mcp.measure(env)
         )
     text = report(figures)
     sys.stdout.write(text)

@@ -9,13 +9,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
 
 from agent_core.mcp.connection import McpConnection, Report, Timeouts
 from agent_core.mcp.servers import McpServerSpec
-from agent_core.tools.base import Tool
+
+if TYPE_CHECKING:  # the toolset (and pydantic) loads after `session/new` is answered
+    from agent_core.tools.base import Tool
 
 log = logging.getLogger("heron.mcp")
 
