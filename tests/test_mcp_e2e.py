@@ -256,6 +256,45 @@ def test_a_server_that_crashes_mid_session(
         assert [u["status"] for u in final_status(updates).values()] == ["completed"]
 
 
+def test_calls_time_out_are_cancellable_and_survive_malformed_answers(
+    env: dict[str, str], workspace: Path, fake: FakeLLM, heron_home: Path
+) -> None:
+    (heron_home / "config.toml").write_text("[mcp]\ncall_timeout = 1\n")
+    env["HERON_MODE"] = "full-access"
+    fake.enqueue(
+        Reply((ToolCall("mcp__local__slow", {"seconds": 5}),)),
+        Reply((ToolCall("mcp__junk__broken", {}),)),
+        Reply((Text("Noted."),)),
+        Reply((ToolCall("mcp__local__slow", {"seconds": 30}),)),
+    )
+    with FakeEditor(env) as editor:
+        editor.initialize({})
+        session_id = open_session(editor, workspace, [stdio("local"), stdio("junk", "malformed")])
+        stop, updates = editor.prompt(session_id, "be slow, then be wrong")
+        assert stop == "end_turn"
+        slow, junk = (final_status(updates)[c["toolCallId"]] for c in of_kind(updates, "tool_call"))
+        assert (
+            slow["status"] == "failed"
+            and "did not answer slow within 1 s" in slow["rawOutput"]["output"]
+        )
+        assert junk["status"] == "failed" and "malformed" in junk["rawOutput"]["output"]
+
+        other = open_session(editor, workspace, [stdio("local")])
+        editor.start_prompt(other, "be very slow", request_id="slow")
+        editor.wait_for(
+            lambda m: m.get("params", {}).get("update", {}).get("status") == "in_progress"
+        )
+        editor.notify("session/cancel", {"sessionId": other})
+        answer = editor.wait_for(lambda m: m.get("id") == "slow")
+        assert answer["result"]["stopReason"] == "cancelled"
+        closed = [
+            m["params"]["update"] for m in editor.drain() if m.get("method") == "session/update"
+        ]
+        assert not any(
+            "did not answer" in json.dumps(u) for u in closed
+        )  # cancelled, not timed out
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]

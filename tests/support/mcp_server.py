@@ -5,6 +5,7 @@
     python -m tests.support.mcp_server sse PORT     # HTTP+SSE on 127.0.0.1:PORT/sse
     python -m tests.support.mcp_server exit         # dies at start-up, saying why on stderr
     python -m tests.support.mcp_server hang         # starts and never answers
+    python -m tests.support.mcp_server malformed    # hand-written: answers tools/call with junk
 
 With ``MCP_PIDS_FILE`` set, the stdio server starts a helper child (a long ``sleep``) and writes
 its own pid and the child's there, so a test can check that neither outlives the agent.
@@ -12,6 +13,7 @@ its own pid and the child's there, so a test can check that neither outlives the
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -58,8 +60,42 @@ def build(name: str) -> MCPServer:
     return app
 
 
+def malformed() -> None:
+    """A server that gets the handshake right and then answers a call with a malformed result."""
+    for line in sys.stdin:
+        message = json.loads(line)
+        method, request_id = message.get("method"), message.get("id")
+        if request_id is None:
+            continue
+        if method == "initialize":
+            version = message["params"]["protocolVersion"]
+            info = {"name": "junk", "version": "0"}
+            result: object = {
+                "protocolVersion": version,
+                "capabilities": {"tools": {}},
+                "serverInfo": info,
+            }
+        elif method == "tools/list":
+            result = {"tools": [{"name": "broken", "inputSchema": {"type": "object"}}]}
+        elif method == "tools/call":
+            result = {"content": "this should have been a list"}
+        elif method == "ping":
+            result = {}
+        else:
+            error = {"code": -32601, "message": f"Method not found: {method}"}
+            sys.stdout.write(
+                json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}) + "\n"
+            )
+            sys.stdout.flush()
+            continue
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}) + "\n")
+        sys.stdout.flush()
+
+
 def main(argv: list[str]) -> None:
     mode = argv[0]
+    if mode == "malformed":
+        return malformed()
     if mode == "exit":
         sys.stderr.write("error: DATABASE_URL is not set\n")
         sys.exit(1)
