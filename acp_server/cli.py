@@ -55,14 +55,41 @@ def main(argv: list[str] | None = None) -> int:
     )
     ask.add_argument("prompt", help="what to ask")
     ask.add_argument("--model", help="<provider>:<model>, overriding HERON_MODEL and config.toml")
+    setup = commands.add_parser("setup", help="add Heron to an editor's agents")
+    setup.add_argument("editor", choices=("zed", "jetbrains", "vscode"))
+    setup.add_argument("--dry-run", action="store_true", help="show what would be written")
+    commands.add_parser("doctor", help="check the model, the key and each editor's entry")
+    login = commands.add_parser("login", help="choose a provider and store its API key")
+    login.add_argument("--provider", choices=("anthropic", "openai", "openai-chat"))
     args = parser.parse_args(argv)
     if args.command == "acp":
         return run_acp(model=args.model)
-    from acp_server import console  # the terminal client is not on the server's start-up path
+    return _run_terminal_command(args)
 
-    if args.command == "ask":
-        return console.run_ask(args.prompt, model=args.model)
-    return console.run_demo(keep=args.keep)
+
+def _run_terminal_command(args: argparse.Namespace) -> int:
+    """The commands people type; none of them is on the server's start-up path."""
+    from acp_server import console
+    from acp_server.jsonrpc.transport import console as terminal
+
+    match args.command:
+        case "ask":
+            return console.run_ask(args.prompt, model=args.model)
+        case "demo":
+            return console.run_demo(keep=args.keep)
+        case "setup":
+            from acp_server.install.editors import editors
+            from acp_server.install.setup import run_setup
+
+            return run_setup(editors()[args.editor], terminal(), dry_run=args.dry_run)
+        case "doctor":
+            from acp_server.install.doctor import run_doctor
+
+            return run_doctor(terminal())
+        case _:
+            from acp_server.install.login import run_login
+
+            return run_login(terminal(), input, provider=args.provider)
 
 
 def run_acp(*, model: str | None = None) -> int:

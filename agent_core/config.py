@@ -8,6 +8,7 @@ purpose: ``pydantic-settings`` costs ~120 ms to import, more than the whole budg
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -94,6 +95,16 @@ class Settings:
 
     def provider(self, name: str) -> ProviderSettings:
         return self.providers.get(name, ProviderSettings())
+
+    def has_credentials(self) -> bool:
+        """A model is chosen and can be reached: a scripted model needs no key, a local Chat
+        Completions server only its URL, every other provider its key."""
+        if self.model is None:
+            return False
+        provider = self.provider(self.model.partition(":")[0])
+        return self.model.startswith("scripted:") or bool(
+            provider.api_key or (self.model.startswith("openai-chat:") and provider.base_url)
+        )
 
 
 def load_settings(
@@ -279,3 +290,53 @@ def child_environment(keep: frozenset[str] = frozenset()) -> dict[str, str]:
         for name, value in os.environ.items()
         if name in keep or not any(marker in name.upper() for marker in SECRET_MARKERS)
     }
+
+
+def user_config_home() -> Path:
+    """Where editors keep their settings on Linux (and Zed on macOS): ``$XDG_CONFIG_HOME``."""
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+
+
+DEFAULT_MODELS = {
+    "anthropic": "anthropic:claude-sonnet-4-5",
+    "openai": "openai:gpt-5",
+    "openai-chat": "openai-chat:gpt-4.1",
+}
+
+
+def store_api_key(home: Path, provider: str, key: str) -> Path:
+    """Write ``[providers.<provider>] api_key`` (and a ``model`` if none is set) into
+    ``config.toml``, readable by the user only; everything else in the file stays as it was."""
+    import tomllib
+
+    file = home / "config.toml"
+    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    try:
+        current = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file} is not valid TOML ({exc}); fix it first") from exc
+    line = f"api_key = {_toml_string(key)}"
+    header = f"[providers.{provider}]"
+    lines = text.splitlines()
+    if header in (stripped := [raw.strip() for raw in lines]):
+        start = stripped.index(header) + 1
+        end = next((i for i in range(start, len(lines)) if stripped[i].startswith("[")), len(lines))
+        existing = [i for i in range(start, end) if stripped[i].split("=")[0].strip() == "api_key"]
+        if existing:
+            lines[existing[0]] = line
+        else:
+            lines.insert(start, line)
+    else:
+        lines += ["", header, line] if lines else [header, line]
+    if "model" not in current:
+        lines.insert(0, f"model = {_toml_string(DEFAULT_MODELS[provider])}")
+    home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    file.chmod(0o600)  # an existing file keeps its mode through O_CREAT
+    return file
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a valid TOML basic string

@@ -15,12 +15,14 @@ from agent_core.config import Settings
 from agent_core.models.catalog import describe
 
 API_KEY_METHOD = "api-key"
+LOGIN_METHOD = "heron-login"
 API_KEY_HELP = (
-    "Heron uses your model provider's API key. Set ANTHROPIC_API_KEY or OPENAI_API_KEY in the "
-    "agent's environment (or under [providers.<name>] in ~/.heron/config.toml), choose a model "
-    "with HERON_MODEL=<provider>:<model>, and restart the agent. "
-    "HERON_MODEL=scripted:echo works offline without a key."
+    "Heron uses your model provider's API key. Run `heron login` in a terminal (it asks for the "
+    "provider and the key and stores them in ~/.heron/config.toml), or set ANTHROPIC_API_KEY or "
+    "OPENAI_API_KEY and HERON_MODEL=<provider>:<model> in the agent's environment; then restart "
+    "the agent. HERON_MODEL=scripted:echo works offline without a key."
 )
+LOGIN_HELP = "Choose a provider and paste its API key; Heron keeps it in ~/.heron/config.toml."
 
 
 async def initialize(state: ServerState, raw: Any) -> Reply:
@@ -52,31 +54,35 @@ async def initialize(state: ServerState, raw: Any) -> Reply:
             },
         },
         "agentInfo": {"name": "heron", "title": "Heron", "version": __version__},
-        "authMethods": [
-            {"id": API_KEY_METHOD, "name": "Use a provider API key", "description": API_KEY_HELP}
-        ],
+        "authMethods": auth_methods(state.client),
     }
     return Reply(result, after=lambda: state.run_once("preload", state.preload))
 
 
+def auth_methods(client: ClientInfo) -> list[dict[str, Any]]:
+    """The key in the environment or config file; and ``heron login``, which clients that run
+    terminal auth methods (``auth.terminal``) start for the user."""
+    methods: list[dict[str, Any]] = [
+        {"id": API_KEY_METHOD, "name": "Use a provider API key", "description": API_KEY_HELP}
+    ]
+    if client.can("auth", "terminal"):
+        login = {"id": LOGIN_METHOD, "name": "Log in with an API key", "description": LOGIN_HELP}
+        methods.append({**login, "type": "terminal", "args": ["login"]})
+    return methods
+
+
 async def authenticate(state: ServerState, raw: Any) -> dict[str, Any]:
     method_id = params.string(params.as_object(raw), "methodId")
-    if method_id != API_KEY_METHOD:
+    if method_id not in (API_KEY_METHOD, LOGIN_METHOD):
         raise RpcError.invalid_params(f"unknown auth method {method_id!r}; use {API_KEY_METHOD!r}")
-    if not has_credentials(state):
-        raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
+    require_credentials(state)
     return {}
 
 
-def has_credentials(state: ServerState) -> bool:
-    """A scripted model needs no key; a local Chat Completions server needs only its URL."""
-    model = state.settings.model
-    if model is None:
-        return False
-    provider = state.settings.provider(model.partition(":")[0])
-    return model.startswith("scripted:") or bool(
-        provider.api_key or (model.startswith("openai-chat:") and provider.base_url)
-    )
+def require_credentials(state: ServerState) -> None:
+    """Sessions need a model that can be reached; until then, -32000 saying what to do."""
+    if not state.settings.has_credentials():
+        raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
 
 
 def accepts_images(settings: Settings) -> bool:

@@ -8,10 +8,10 @@ from typing import Any
 from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.handlers import params
 from acp_server.handlers.commands import announce_commands
-from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
+from acp_server.handlers.lifecycle import require_credentials
 from acp_server.handlers.state import Restored, ServerState, Session, SessionSetup
 from acp_server.jsonrpc.connection import Reply
-from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
+from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
 
 
@@ -28,8 +28,7 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
         mcp_servers=params.mcp_servers(request),
         system_prompt=params.system_prompt(request),
     )
-    if not has_credentials(state):
-        raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
+    require_credentials(state)
     try:
         parts = state.build_session(setup, state.client, Restored())
     except HeronError as exc:

@@ -10,7 +10,7 @@ from acp_server.bridge.transcript import replay
 from acp_server.bridge.updates import to_iso_time
 from acp_server.handlers import params
 from acp_server.handlers.commands import announce_commands
-from acp_server.handlers.lifecycle import API_KEY_HELP, has_credentials
+from acp_server.handlers.lifecycle import require_credentials
 from acp_server.handlers.sessions import session_reply
 from acp_server.handlers.state import (
     Restored,
@@ -21,7 +21,7 @@ from acp_server.handlers.state import (
     unknown_session,
 )
 from acp_server.jsonrpc.connection import Reply
-from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
+from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError, SessionNotFound
 from agent_core.sessions.store import SessionRecord, StoredSession
 
@@ -145,8 +145,7 @@ def _setup(session_id: str, request: dict[str, Any], stored: StoredSession) -> S
 
 
 def _build(state: ServerState, setup: SessionSetup, stored: StoredSession) -> SessionParts:
-    if not has_credentials(state):
-        raise RpcError(AUTH_REQUIRED, f"Authentication required: {API_KEY_HELP}")
+    require_credentials(state)
     record = stored.record
     restored = Restored(stored.messages, record.mode, record.model, record.thought_level)
     try:

@@ -1,0 +1,1 @@
+"""Getting Heron into editors: ``heron setup``, ``heron doctor`` and ``heron login``."""

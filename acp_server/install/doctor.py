@@ -1,0 +1,101 @@
+"""``heron doctor``: what is set up, what is missing, and what to do about it."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+from acp_server import __version__
+from acp_server.install import jsonc
+from acp_server.install.editors import Editor, editors, installed_heron
+from agent_core.config import Settings, load_settings
+from agent_core.errors import ConfigError
+
+OK, PROBLEM, NOTE = "ok", "!!", "--"
+
+
+def run_doctor(out: TextIO) -> int:
+    problems = 0
+
+    def say(mark: str, text: str) -> None:
+        nonlocal problems
+        problems += mark == PROBLEM
+        out.write(f"[{mark}] {text}\n")
+
+    heron = installed_heron()
+    say(OK if heron else PROBLEM, f"heron {__version__} at {heron or 'nowhere on PATH'}")
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        say(PROBLEM, f"config: {exc}")
+        settings = load_settings(read_file=False)
+    else:
+        say(
+            OK,
+            f"config: {settings.config_file}"
+            + ("" if settings.config_file.exists() else " (none yet; defaults apply)"),
+        )
+    _model(settings, say)
+    servers = ", ".join(s.name for s in settings.mcp_servers) or "none"
+    say(NOTE, f"MCP servers from config.toml: {servers}")
+    for editor in editors().values():
+        _editor(editor, say)
+    out.write("All set.\n" if not problems else f"{problems} problem(s) found.\n")
+    return 1 if problems else 0
+
+
+def _model(settings: Settings, say: Any) -> None:
+    if settings.model is None:
+        say(PROBLEM, "model: none; run `heron login`, or set HERON_MODEL=<provider>:<model>")
+        return
+    provider = settings.model.partition(":")[0]
+    if settings.has_credentials():
+        how = "key set" if settings.provider(provider).api_key else "no key needed"
+        say(OK, f"model: {settings.model} ({how})")
+    else:
+        say(PROBLEM, f"model: {settings.model}, but no {provider} key; run `heron login`")
+
+
+def _editor(editor: Editor, say: Any) -> None:
+    file = editor.settings
+    if not file.exists():
+        say(NOTE, f"{editor.title}: not set up (`heron setup {editor.name}` writes {file})")
+        return
+    try:
+        value: Any = jsonc.loads(file.read_text(encoding="utf-8"))
+    except (OSError, jsonc.JsoncError) as exc:
+        say(PROBLEM, f"{editor.title}: cannot read {file}: {exc}")
+        return
+    for part in editor.key:
+        value = cast(dict[str, Any], value).get(part) if isinstance(value, dict) else None
+    command = editor.command_of(value) if value is not None else None
+    if command is None:
+        say(NOTE, f"{editor.title}: no Heron entry in {file} (`heron setup {editor.name}`)")
+        return
+    problem = _broken(command)
+    if problem:
+        say(
+            PROBLEM,
+            f"{editor.title}: {file} starts {command}, which {problem}; "
+            f"run `heron setup {editor.name}`",
+        )
+    else:
+        say(OK, f"{editor.title}: {file} starts {command}")
+
+
+def _broken(command: str) -> str | None:
+    """Why ``command`` is not a working `heron`, or None."""
+    if not Path(command).is_absolute():
+        return "is not an absolute path (editors do not search your shell's PATH)"
+    try:
+        done = subprocess.run(
+            [command, "--version"], capture_output=True, text=True, timeout=20, check=False
+        )
+    except OSError as exc:
+        return f"cannot run ({exc.strerror})"
+    except subprocess.TimeoutExpired:
+        return "did not answer --version within 20 s"
+    if done.returncode != 0 or not done.stdout.startswith("heron"):
+        return f"is not a working heron (exit {done.returncode})"
+    return None
