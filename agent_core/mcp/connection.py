@@ -14,8 +14,8 @@ import logging
 import math
 import os
 import tempfile
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -35,7 +35,14 @@ log = logging.getLogger("heron.mcp")
 
 Report = Callable[[NoticeRaised], Awaitable[None]]
 STDERR_TAIL_BYTES = 2000
-SDK_MODULES = ("mcp.client.client", "mcp.client.stdio", "mcp.client.streamable_http")
+SDK_MODULES = (
+    "mcp.client.client",
+    "mcp.client.stdio",
+    "mcp.client.sse",
+    "mcp.client.streamable_http",
+    "httpx2",
+)
+HTTP_TIMEOUT_S, HTTP_READ_TIMEOUT_S = 30.0, 300.0  # the SDK's own defaults
 
 
 @dataclass(frozen=True)
@@ -94,7 +101,7 @@ class McpConnection:
                     await self._fail(f"{when}: {_describe(exc)}")
                 finally:
                     self._client = None
-            if scope.cancelled_caught and not self.settled.is_set():
+            if scope.cancelled_caught and not (self.settled.is_set() or self._closing.is_set()):
                 await self._fail(f"did not start within {self._timeouts.connect:g} s")
             self.settled.set()
             self._errlog = None
@@ -145,22 +152,29 @@ class McpConnection:
                 f"{_describe(exc)}{self._stderr_note()}"
             ) from None
 
-    def _open(self, errlog: TextIO) -> AbstractAsyncContextManager[Client]:
+    @asynccontextmanager
+    async def _open(self, errlog: TextIO) -> AsyncGenerator[Client]:
         from mcp.client.client import Client
 
         spec = self.spec
         if isinstance(spec, StdioServer):
-            return Client(stdio_transport(spec, self._cwd, errlog))
-        if spec.transport == "sse":
+            async with Client(stdio_transport(spec, self._cwd, errlog)) as client:
+                yield client
+        elif spec.transport == "sse":
             from mcp.client.sse import sse_client
 
-            transport = sse_client(spec.url, headers=dict(spec.headers))
-            return Client(transport)
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
+            async with Client(sse_client(spec.url, headers=dict(spec.headers))) as client:
+                yield client
+        else:
+            import httpx2  # the SDK's HTTP client: how its docs say to pass headers
+            from mcp.client.streamable_http import streamable_http_client
 
-        http = create_mcp_http_client(headers=dict(spec.headers))
-        return Client(streamable_http_client(spec.url, http_client=http))
+            timeout = httpx2.Timeout(HTTP_TIMEOUT_S, read=HTTP_READ_TIMEOUT_S)
+            async with (
+                httpx2.AsyncClient(headers=dict(spec.headers), timeout=timeout) as http,
+                Client(streamable_http_client(spec.url, http_client=http)) as client,
+            ):
+                yield client
 
     async def _fail(self, problem: str) -> None:
         if self.problem is not None:
