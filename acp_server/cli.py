@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import signal
 from collections.abc import Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -126,11 +127,26 @@ def _serve(transport: StdioTransport, settings: Settings, config_error: str | No
 
 
 async def _serve_with_background(connection: Connection, state: ServerState) -> None:
-    """Serve; what outlives a request (MCP connections) runs beside, and stops after."""
+    """Serve; what outlives a request (MCP connections) runs beside, and stops after.
+
+    SIGTERM, SIGINT and SIGHUP end it the way end of input does: turns are cancelled, and
+    terminals and MCP servers are stopped, before the process exits.
+    """
+    router = AcpRouter(state)
     async with anyio.create_task_group() as background:
         state.background = background
-        await connection.serve(AcpRouter(state))
+        background.start_soon(_stop_on_signal, router, background.cancel_scope)
+        await connection.serve(router)
         background.cancel_scope.cancel()
+
+
+async def _stop_on_signal(router: AcpRouter, serving: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        async for received in signals:
+            log.info("%s: shutting down", received.name)
+            await router.input_closed()
+            serving.cancel()
+            return
 
 
 def _session_factory(

@@ -332,3 +332,21 @@ def test_no_server_process_outlives_its_session_or_the_agent(
         assert all(alive(p) for p in pids[files[1]])
         assert agent.close(timeout=15) == 0
         assert wait_dead(pids[files[1]]) == []  # and the rest when the agent exits
+
+
+def test_a_terminated_agent_stops_its_servers_too(
+    env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    env["HERON_MODEL"] = "scripted:echo"
+    pids_file = tmp_path / "pids"
+    with RawAgent(env) as agent:
+        agent.initialize({})
+        open_session(agent, workspace, [stdio("local", env={"MCP_PIDS_FILE": str(pids_file)})])
+        deadline = time.monotonic() + 20
+        while not (pids_file.exists() and pids_file.read_text().strip()):
+            assert time.monotonic() < deadline, agent.stderr[-2000:]
+            time.sleep(0.05)
+        pids = [int(p) for p in pids_file.read_text().split()]
+        agent.proc.terminate()  # what an editor does when it closes
+        assert agent.proc.wait(timeout=15) == 0
+        assert wait_dead(pids) == []
