@@ -241,3 +241,38 @@ def test_the_registry_entry_is_valid_and_pinned_to_this_version() -> None:
     assert snippet["agent_servers"]["Heron"]["type"] == "custom"
     assert snippet["agent_servers"]["Heron"]["args"] == ["acp"]
     assert os.path.basename(HERON) == "heron"
+
+
+def test_nothing_reaches_the_editor_before_a_sessions_response(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    """JetBrains hangs on an update that arrives before the session it belongs to: the slash
+    commands and MCP notices (here a server that dies at once) come after each response."""
+    dying = {
+        "name": "dying",
+        "command": sys.executable,
+        "args": ["-c", "raise SystemExit(1)"],
+        "env": [],
+    }
+    with RawAgent(agent_env) as agent:
+        agent.initialize({"session": {"notices": {}}})
+        new = agent.request("session/new", {"cwd": str(workspace), "mcpServers": [dying]})
+        session_id = new["result"]["sessionId"]
+        resumed = agent.request(
+            "session/resume",
+            {"sessionId": session_id, "cwd": str(workspace), "mcpServers": [dying]},
+        )
+        forked = agent.request(
+            "session/fork", {"sessionId": session_id, "cwd": str(workspace), "mcpServers": [dying]}
+        )
+        agent.wait_for(
+            lambda m: m.get("params", {}).get("update", {}).get("sessionUpdate") == "notice"
+        )
+        agent.drain()
+        order = [m for _, m in agent.arrivals]
+        for response, opened in ((new, session_id), (forked, forked["result"]["sessionId"])):
+            updates = [
+                i for i, m in enumerate(order) if m.get("params", {}).get("sessionId") == opened
+            ]
+            assert updates and min(updates) > order.index(response)
+        assert "result" in resumed
