@@ -5,9 +5,11 @@ BIN := $(VENV)/bin
 SCHEMA_DIR ?= ../shared/acp-schema
 INSTALLED := $(VENV)/.installed
 NODE_DEPS := tests/node/node_modules/.installed
+VSCODE := editor-extensions/vscode
+VSCODE_DEPS := $(VSCODE)/node_modules/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test lint typecheck format pytest bench gen-schema clean
+.PHONY: help setup demo test lint typecheck format pytest vscode e2e-browser bench gen-schema clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -25,7 +27,11 @@ $(NODE_DEPS): tests/node/package.json tests/node/package-lock.json
 	npm install --prefix tests/node --no-audit --no-fund --loglevel=error
 	@touch $@
 
-setup: $(INSTALLED) $(NODE_DEPS) ## create .venv and install Heron with its dev tools
+$(VSCODE_DEPS): $(VSCODE)/package.json $(VSCODE)/package-lock.json
+	cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+setup: $(INSTALLED) $(NODE_DEPS) $(VSCODE_DEPS) ## create .venv and install Heron with its dev tools
 
 demo: $(INSTALLED) ## run a scripted session through `heron acp` over real stdio
 	$(BIN)/heron demo
@@ -43,7 +49,10 @@ format: $(INSTALLED) ## apply ruff format and safe fixes
 pytest: $(INSTALLED) $(NODE_DEPS) ## run the test suite only
 	HERON_SCHEMA_DIR=$(SCHEMA_DIR) $(BIN)/pytest
 
-test: lint pytest ## every quality gate, then the tests (what CI runs)
+vscode: $(INSTALLED) $(VSCODE_DEPS) ## the VS Code extension: typecheck, eslint, build, tests (real heron), .vsix
+	cd $(VSCODE) && HERON_BIN=$(CURDIR)/$(BIN)/heron npm run check
+
+test: lint pytest vscode ## every quality gate, then the tests (what CI runs)
 
 bench: $(INSTALLED) ## measure start-up, latency and memory; writes docs/PERFORMANCE.md
 	@# Bytecode as an installed wheel has it (PYTHONDONTWRITEBYTECODE may be set here).
@@ -54,4 +63,4 @@ gen-schema: $(INSTALLED) ## regenerate acp_server/protocol/ from the ACP JSON sc
 	$(BIN)/python tools/gen_schema.py --schema $(SCHEMA_DIR)/schema.json --meta $(SCHEMA_DIR)/meta.json --out acp_server/protocol
 
 clean: ## remove the virtualenv, node modules and caches
-	rm -rf $(VENV) tests/node/node_modules .pytest_cache .ruff_cache
+	rm -rf $(VENV) tests/node/node_modules $(VSCODE)/node_modules .pytest_cache .ruff_cache

@@ -1,0 +1,58 @@
+// Chat webview script. The HTML it inserts is rendered (escaped, then formatted) by the
+// extension host; this script only places it and sends prompts back.
+(function () {
+  const vscode = acquireVsCodeApi();
+  const transcript = document.getElementById("transcript");
+  const usage = document.getElementById("usage");
+  const form = document.getElementById("composer");
+  const prompt = document.getElementById("prompt");
+  const cancel = document.getElementById("cancel");
+
+  function nearBottom() {
+    return window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+  }
+
+  function upsert(id, html) {
+    let node = document.querySelector('[data-id="' + CSS.escape(id) + '"]');
+    if (!node) {
+      node = document.createElement("div");
+      node.dataset.id = id;
+      transcript.appendChild(node);
+    }
+    // Keep an expanded <details> (thoughts) open while it streams.
+    const open = node.querySelector("details[open]") !== null;
+    node.innerHTML = html;
+    if (open) node.querySelector("details")?.setAttribute("open", "");
+  }
+
+  window.addEventListener("message", (event) => {
+    const message = event.data;
+    const stick = nearBottom();
+    if (message.type === "reset") {
+      transcript.textContent = "";
+      usage.textContent = "";
+    } else if (message.type === "items") {
+      for (const item of message.items) upsert(item.id, item.html);
+      usage.innerHTML = message.usage;
+    } else if (message.type === "busy") {
+      document.body.classList.toggle("busy", message.busy);
+    }
+    if (stick) window.scrollTo(0, document.body.scrollHeight);
+  });
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = prompt.value.trim();
+    if (!text) return;
+    vscode.postMessage({ type: "prompt", text });
+    prompt.value = "";
+  });
+  prompt.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  cancel.addEventListener("click", () => vscode.postMessage({ type: "cancel" }));
+  vscode.postMessage({ type: "ready" });
+})();

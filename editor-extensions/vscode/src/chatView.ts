@@ -1,0 +1,69 @@
+// The chat webview view: shows the transcript and sends prompts typed into it.
+import * as vscode from "vscode";
+import { renderItem, renderUsage } from "./render";
+import type { Item, Usage } from "./transcript";
+import { chatHtml, makeNonce } from "./webviewHtml";
+
+export interface ChatActions {
+  prompt(text: string): void;
+  cancel(): void;
+  /** Everything to show when the view (re)opens. */
+  snapshot(): { items: Item[]; usage: Usage | null; busy: boolean };
+}
+
+type FromWebview = { type: "prompt"; text: string } | { type: "cancel" } | { type: "ready" };
+
+export class ChatViewProvider implements vscode.WebviewViewProvider {
+  static readonly viewId = "heron.chat";
+  private view: vscode.WebviewView | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly actions: ChatActions,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const media = vscode.Uri.joinPath(this.extensionUri, "media");
+    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
+    view.webview.html = chatHtml({
+      cspSource: view.webview.cspSource,
+      nonce: makeNonce(),
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.js")).toString(),
+      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.css")).toString(),
+    });
+    view.webview.onDidReceiveMessage((message: FromWebview) => {
+      if (message.type === "prompt" && typeof message.text === "string") this.actions.prompt(message.text);
+      else if (message.type === "cancel") this.actions.cancel();
+      else if (message.type === "ready") {
+        const { items, usage, busy } = this.actions.snapshot();
+        this.post({ type: "reset" });
+        this.showItems(items, usage);
+        this.setBusy(busy);
+      }
+    });
+    view.onDidDispose(() => {
+      this.view = undefined;
+    });
+  }
+
+  reveal(): void {
+    this.view?.show(true);
+  }
+
+  reset(): void {
+    this.post({ type: "reset" });
+  }
+
+  showItems(items: Item[], usage: Usage | null): void {
+    this.post({ type: "items", items: items.map((i) => ({ id: i.id, html: renderItem(i) })), usage: renderUsage(usage) });
+  }
+
+  setBusy(busy: boolean): void {
+    this.post({ type: "busy", busy });
+  }
+
+  private post(message: unknown): void {
+    void this.view?.webview.postMessage(message);
+  }
+}

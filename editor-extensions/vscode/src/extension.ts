@@ -1,0 +1,180 @@
+// Entry point: wires the session controller to VS Code (commands, chat view, status bar).
+import * as vscode from "vscode";
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+import type { AgentCommand } from "./agentProcess";
+import { ChatViewProvider } from "./chatView";
+import { VscodeFsHandler } from "./fsHandler";
+import type { Log } from "./log";
+import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "./permissionPrompt";
+import { selectionPrompt } from "./selection";
+import { describe, SessionController, type SessionState } from "./session";
+import { StatusBar } from "./statusBar";
+import { VscodeTerminalHandler } from "./terminals";
+
+let controller: SessionController | undefined;
+
+function settings(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration("heron");
+}
+
+function workspaceRoot(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  return folder ? folder.uri.fsPath : process.cwd();
+}
+
+function agentCommand(): AgentCommand {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  const model = settings().get<string>("model", "").trim();
+  if (model) env.HERON_MODEL = model;
+  return { command: settings().get<string>("path", "heron") || "heron", args: ["acp"], cwd: workspaceRoot(), env };
+}
+
+function outputLog(channel: vscode.OutputChannel): Log {
+  return {
+    info: (message) => channel.appendLine(message),
+    traffic: (direction, line) => {
+      if (settings().get<boolean>("traceTraffic", false)) channel.appendLine(`${direction} ${line}`);
+    },
+  };
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+  const channel = vscode.window.createOutputChannel("Heron");
+  const log = outputLog(channel);
+  const status = new StatusBar();
+  const proposals = new ProposalProvider();
+  const terminals = new VscodeTerminalHandler();
+  let state: SessionState = "stopped";
+
+  const session: SessionController = new SessionController({
+    agentCommand,
+    initialMode: () => settings().get<string>("mode", "ask"),
+    fs: new VscodeFsHandler(),
+    terminals,
+    permissions: new VscodePermissionPrompter(proposals),
+    log,
+    listener: {
+      onState: (next, detail) => {
+        state = next;
+        status.show(next, detail, session.transcript.currentModeId);
+        chat.setBusy(next === "working" || next === "waiting");
+        if (detail) log.info(`${next}: ${detail}`);
+      },
+      onItems: (items) => chat.showItems(items, session.transcript.usage),
+      onReset: () => chat.reset(),
+    },
+  });
+  controller = session;
+
+  const report = (err: unknown): void => {
+    const message = describe(err);
+    log.info(`error: ${message}`);
+    void vscode.window.showErrorMessage(`Heron: ${message}`);
+  };
+  const send = (blocks: ContentBlock[], display: string): void => {
+    chat.reveal();
+    session.prompt(blocks, display, workspaceRoot()).then((stopReason) => {
+      if (stopReason !== "end_turn") log.info(`turn ended: ${stopReason}`);
+    }, report);
+  };
+
+  const chat = new ChatViewProvider(context.extensionUri, {
+    prompt: (text) => send([{ type: "text", text }], text),
+    cancel: () => void session.cancel().catch(report),
+    snapshot: () => ({
+      items: session.transcript.items,
+      usage: session.transcript.usage,
+      busy: state === "working" || state === "waiting",
+    }),
+  });
+
+  context.subscriptions.push(
+    channel,
+    status,
+    vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, proposals),
+    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, {
+      webviewOptions: { retainContextWhenHidden: true },
+    }),
+    vscode.commands.registerCommand("heron.newSession", async () => {
+      try {
+        await session.newSession(workspaceRoot());
+        chat.reveal();
+      } catch (err) {
+        report(err);
+      }
+    }),
+    vscode.commands.registerCommand("heron.askAboutSelection", async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor || editor.selection.isEmpty) {
+        void vscode.window.showInformationMessage("Heron: select some text first.");
+        return;
+      }
+      const question = await vscode.window.showInputBox({ prompt: "Ask Heron about the selection" });
+      if (!question) return;
+      const { selection, document } = editor;
+      const { blocks, display } = selectionPrompt({
+        uri: document.uri.toString(),
+        path: vscode.workspace.asRelativePath(document.uri),
+        languageId: document.languageId,
+        text: document.getText(selection),
+        startLine: selection.start.line + 1,
+        endLine: selection.end.line + 1,
+        question,
+      });
+      send(blocks, display);
+    }),
+    vscode.commands.registerCommand("heron.cancel", () => session.cancel().catch(report)),
+    vscode.commands.registerCommand("heron.switchMode", async () => {
+      const modes = session.modes;
+      if (!session.sessionId || !modes) {
+        void vscode.window.showInformationMessage("Heron: open a session first.");
+        return;
+      }
+      const picked = await vscode.window.showQuickPick(
+        modes.availableModes.map((m) => ({
+          label: m.name,
+          description: m.id === modes.currentModeId ? "current" : "",
+          detail: m.description ?? undefined,
+          id: m.id,
+        })),
+        { title: "Heron: switch mode" },
+      );
+      if (!picked) return;
+      try {
+        await session.setMode(picked.id);
+        status.show(state, undefined, picked.id);
+      } catch (err) {
+        report(err);
+      }
+    }),
+    vscode.commands.registerCommand("heron.loadSession", async () => {
+      try {
+        const sessions = await session.listSessions(workspaceRoot());
+        if (sessions.length === 0) {
+          void vscode.window.showInformationMessage("Heron: no saved sessions for this workspace.");
+          return;
+        }
+        const picked = await vscode.window.showQuickPick(
+          sessions.map((s) => ({
+            label: s.title ?? s.sessionId,
+            description: s.updatedAt ?? "",
+            id: s.sessionId,
+            cwd: s.cwd,
+          })),
+          { title: "Heron: load session" },
+        );
+        if (!picked) return;
+        chat.reveal();
+        await session.loadSession(picked.id, picked.cwd);
+      } catch (err) {
+        report(err);
+      }
+    }),
+    vscode.commands.registerCommand("heron.showLog", () => channel.show(true)),
+  );
+}
+
+export async function deactivate(): Promise<void> {
+  await controller?.stop();
+  controller = undefined;
+}

@@ -1,0 +1,97 @@
+// session/request_permission: edits are reviewed in a diff editor with Apply / Reject;
+// anything else is a quick pick of the agent's options.
+import { stat } from "node:fs/promises";
+import * as vscode from "vscode";
+import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
+import { diffChoices, findDiff, outcomeFor, plainChoices } from "./permissions";
+import type { PermissionPrompter } from "./session";
+
+export const PROPOSAL_SCHEME = "heron-proposal";
+
+/** Serves the proposed (and, for new files, the original) text as read-only virtual documents. */
+export class ProposalProvider implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private counter = 0;
+
+  add(path: string, text: string, label: string): vscode.Uri {
+    this.counter += 1;
+    const uri = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path, query: `${label}-${this.counter}` });
+    this.texts.set(uri.toString(), text);
+    return uri;
+  }
+
+  remove(uri: vscode.Uri): void {
+    this.texts.delete(uri.toString());
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? "";
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves with the label, or undefined when dismissed or when `signal` aborts. */
+function untilAborted<T>(promise: Thenable<T | undefined>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const onAbort = (): void => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      () => resolve(undefined),
+    );
+  });
+}
+
+export class VscodePermissionPrompter implements PermissionPrompter {
+  constructor(private readonly proposals: ProposalProvider) {}
+
+  async request(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
+    const title = params.toolCall.title ?? "Heron wants to run a tool";
+    const diff = findDiff(params.toolCall);
+    if (!diff) {
+      const choices = plainChoices(params.options);
+      const picked = await untilAborted(
+        vscode.window.showQuickPick(
+          choices.map((c) => c.label),
+          { title: `Heron: ${title}`, placeHolder: "Allow this?", ignoreFocusOut: true },
+        ),
+        signal,
+      );
+      return outcomeFor(picked, choices);
+    }
+
+    // Left: the current content (the live document when the file exists); right: the proposal.
+    const created: vscode.Uri[] = [];
+    const current = (await isFile(diff.path))
+      ? vscode.Uri.file(diff.path)
+      : this.proposals.add(diff.path, diff.oldText ?? "", "current");
+    if (current.scheme === PROPOSAL_SCHEME) created.push(current);
+    const proposed = this.proposals.add(diff.path, diff.newText, "proposed");
+    created.push(proposed);
+    const name = diff.path.split(/[\\/]/).pop() ?? diff.path;
+    try {
+      await vscode.commands.executeCommand("vscode.diff", current, proposed, `${name}: Heron's proposed edit`, {
+        preview: true,
+      });
+      const choices = diffChoices(params.options);
+      const picked = await untilAborted(
+        vscode.window.showInformationMessage(`Heron: ${title}`, ...choices.map((c) => c.label)),
+        signal,
+      );
+      return outcomeFor(picked, choices);
+    } finally {
+      for (const uri of created) this.proposals.remove(uri);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+// Turns transcript items into safe HTML fragments for the chat webview. Pure: no vscode.
+import { escapeHtml, renderMarkdown } from "./markdown";
+import type { Item, ToolContentView, Usage } from "./transcript";
+
+const STATUS_LABELS: Record<string, string> = {
+  pending: "pending",
+  in_progress: "running",
+  completed: "done",
+  failed: "failed",
+};
+
+/** A compact line diff: common head and tail are dropped, the changed middle is shown. */
+export function renderDiff(oldText: string | null, newText: string): string {
+  const before = oldText === null || oldText === "" ? [] : oldText.split("\n");
+  const after = newText.split("\n");
+  let head = 0;
+  while (head < before.length && head < after.length && before[head] === after[head]) head++;
+  let tail = 0;
+  while (
+    tail < before.length - head &&
+    tail < after.length - head &&
+    before[before.length - 1 - tail] === after[after.length - 1 - tail]
+  )
+    tail++;
+  const removed = before.slice(head, before.length - tail).map((l) => `<span class="del">-${escapeHtml(l)}</span>`);
+  const added = after.slice(head, after.length - tail).map((l) => `<span class="add">+${escapeHtml(l)}</span>`);
+  return [...removed, ...added].join("\n");
+}
+
+function renderToolContent(content: ToolContentView): string {
+  switch (content.type) {
+    case "text":
+      return `<div class="tool-text">${renderMarkdown(content.text)}</div>`;
+    case "diff":
+      return `<div class="diff"><div class="diff-path">${escapeHtml(content.path)}</div><pre>${renderDiff(
+        content.oldText,
+        content.newText,
+      )}</pre></div>`;
+    case "terminal":
+      return `<div class="tool-text">Output in the terminal "${escapeHtml(content.terminalId)}".</div>`;
+  }
+}
+
+export function renderItem(item: Item): string {
+  switch (item.kind) {
+    case "user":
+      return `<div class="msg user">${renderMarkdown(item.text)}</div>`;
+    case "agent":
+      return `<div class="msg agent">${renderMarkdown(item.text)}</div>`;
+    case "thought":
+      return `<details class="thought"><summary>Thinking</summary>${renderMarkdown(item.text)}</details>`;
+    case "tool": {
+      const status = escapeHtml(item.status);
+      const label = escapeHtml(STATUS_LABELS[item.status] ?? item.status);
+      return (
+        `<div class="tool status-${status}"><div class="tool-head">` +
+        `<span class="badge">${label}</span> <span class="tool-title">${escapeHtml(item.title)}</span>` +
+        `</div>${item.content.map(renderToolContent).join("")}</div>`
+      );
+    }
+    case "plan":
+      return `<div class="plan"><div class="plan-head">Plan</div><ul>${item.entries
+        .map((e) => `<li class="plan-${escapeHtml(e.status)}">${escapeHtml(e.content)}</li>`)
+        .join("")}</ul></div>`;
+    case "notice":
+      return `<div class="notice notice-${escapeHtml(item.severity)}"><strong>${escapeHtml(
+        item.title,
+      )}</strong> ${renderMarkdown(item.description)}</div>`;
+  }
+}
+
+export function renderUsage(usage: Usage | null): string {
+  if (!usage) return "";
+  const pct = usage.size > 0 ? Math.round((usage.used / usage.size) * 100) : 0;
+  const cost = usage.cost ? ` · ${usage.cost.amount.toFixed(4)} ${usage.cost.currency}` : "";
+  return escapeHtml(`${usage.used.toLocaleString("en-US")} / ${usage.size.toLocaleString("en-US")} tokens (${pct}%)${cost}`);
+}

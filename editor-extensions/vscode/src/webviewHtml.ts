@@ -1,0 +1,47 @@
+// The chat webview's HTML shell: a strict Content-Security-Policy, scripts only with a nonce. Pure.
+import { randomBytes } from "node:crypto";
+
+export function makeNonce(): string {
+  return randomBytes(18).toString("base64").replace(/[^A-Za-z0-9]/g, "");
+}
+
+export interface WebviewAssets {
+  cspSource: string;
+  scriptUri: string;
+  styleUri: string;
+  nonce: string;
+}
+
+export function chatHtml(assets: WebviewAssets): string {
+  const csp = [
+    "default-src 'none'",
+    `style-src ${assets.cspSource}`,
+    `script-src 'nonce-${assets.nonce}'`,
+    `img-src ${assets.cspSource} data:`,
+    `font-src ${assets.cspSource}`,
+  ].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${assets.styleUri}">
+<title>Heron</title>
+</head>
+<body>
+<div id="transcript" aria-live="polite"></div>
+<div id="footer">
+  <div id="usage"></div>
+  <form id="composer">
+    <textarea id="prompt" rows="3" placeholder="Ask Heron… (Enter to send, Shift+Enter for a new line)"></textarea>
+    <div class="buttons">
+      <button type="submit" id="send">Send</button>
+      <button type="button" id="cancel">Cancel</button>
+    </div>
+  </form>
+</div>
+<script nonce="${assets.nonce}" src="${assets.scriptUri}"></script>
+</body>
+</html>`;
+}

@@ -1,0 +1,161 @@
+// End to end: the extension's ACP client layer (on the vscode stub) drives the real `heron acp`.
+import "./installVscodeStub";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { test } from "node:test";
+import type { ReadTextFileRequest, WriteTextFileRequest } from "@agentclientprotocol/sdk";
+import { VscodeFsHandler } from "../src/fsHandler";
+import type { Log } from "../src/log";
+import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "../src/permissionPrompt";
+import { SessionController, type SessionState } from "../src/session";
+import { VscodeTerminalHandler } from "../src/terminals";
+import { stub, Uri, workspace } from "./vscodeStub";
+
+// Tests run from the extension folder (npm scripts do); HERON_BIN overrides.
+const HERON_BIN = process.env.HERON_BIN ?? resolve("../../.venv/bin/heron");
+const skip = existsSync(HERON_BIN) ? false : `heron not found at ${HERON_BIN} (set HERON_BIN, or run \`make setup\`)`;
+
+const OLD = 'def greet():\n    return "Hello, world"\n';
+const NEW = 'def greet():\n    return "Hello, Heron"\n';
+
+function writeScript(dir: string): string {
+  const script = {
+    rules: [
+      {
+        match: "fix the greeting",
+        replies: [
+          [{ thinking: "Read it first." }, { tool_call: { name: "read_file", arguments: { path: "greet.py" } } }],
+          [
+            {
+              tool_call: {
+                name: "edit_file",
+                arguments: { path: "greet.py", edits: [{ old_string: "Hello, world", new_string: "Hello, Heron" }] },
+              },
+            },
+          ],
+          [{ text: "Done: **greet()** now says `Hello, Heron`." }],
+        ],
+      },
+    ],
+  };
+  const path = join(dir, "script.json");
+  writeFileSync(path, JSON.stringify(script));
+  return path;
+}
+
+test("a prompt edits a file through the diff review, a WorkspaceEdit and a save", { skip, timeout: 90_000 }, async () => {
+  stub.reset();
+  const root = mkdtempSync(join(tmpdir(), "heron-vscode-it-"));
+  const home = mkdtempSync(join(root, "home-"));
+  const ws = mkdtempSync(join(root, "ws-"));
+  const file = join(ws, "greet.py");
+  writeFileSync(file, OLD);
+  const script = writeScript(root);
+
+  const logLines: string[] = [];
+  const log: Log = { info: (m) => logLines.push(m), traffic: (d, l) => logLines.push(`${d} ${l}`) };
+  const fsCalls: string[] = [];
+  const realFs = new VscodeFsHandler();
+  const fs = {
+    readTextFile: (p: ReadTextFileRequest) => {
+      fsCalls.push(`read ${p.path}`);
+      return realFs.readTextFile(p);
+    },
+    writeTextFile: (p: WriteTextFileRequest) => {
+      fsCalls.push(`write ${p.path}`);
+      return realFs.writeTextFile(p);
+    },
+  };
+  const proposals = new ProposalProvider();
+  workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, proposals);
+
+  let reviewed: { left: string; leftText: string; right: string; rightText: string | undefined } | undefined;
+  stub.ui.answerMessage = (_message, items) => {
+    const diff = stub.executed.find((e) => e.command === "vscode.diff");
+    if (diff) {
+      const [left, right] = diff.args as [Uri, Uri];
+      reviewed = {
+        left: left.toString(),
+        leftText: readFileSync(left.fsPath, "utf8"),
+        right: right.toString(),
+        rightText: stub.virtualText(right),
+      };
+    }
+    return items.includes("Apply") ? "Apply" : undefined;
+  };
+
+  const states: SessionState[] = [];
+  const session = new SessionController({
+    agentCommand: () => ({
+      command: HERON_BIN,
+      args: ["acp"],
+      cwd: ws,
+      // The session starts in accept-edits: only a working session/set_mode to "ask" makes it ask.
+      env: { ...process.env, HERON_HOME: home, HERON_MODEL: `scripted:${script}`, HERON_MODE: "accept-edits" },
+    }),
+    initialMode: () => "ask",
+    fs,
+    terminals: new VscodeTerminalHandler(),
+    permissions: new VscodePermissionPrompter(proposals),
+    log,
+    listener: { onState: (s) => states.push(s), onItems: () => undefined, onReset: () => undefined },
+  });
+
+  try {
+    const stopReason = await session.prompt([{ type: "text", text: "Please fix the greeting" }], "Please fix the greeting", ws);
+    assert.equal(stopReason, "end_turn", logLines.join("\n"));
+    assert.equal(session.modes?.currentModeId, "ask");
+
+    // The review: vscode.diff between the file as it is and the proposal.
+    assert.ok(reviewed, `no diff was reviewed; messages: ${JSON.stringify(stub.messages)}`);
+    assert.equal(reviewed.left, Uri.file(file).toString());
+    assert.equal(reviewed.leftText, OLD);
+    assert.ok(reviewed.right.startsWith(`${PROPOSAL_SCHEME}://`), reviewed.right);
+    assert.equal(reviewed.rightText, NEW);
+    assert.ok(states.includes("waiting"), states.join(","));
+
+    // The write: through fs/write_text_file -> one whole-document WorkspaceEdit -> save.
+    // (Heron reads through fs/read_text_file for read_file and again before editing.)
+    assert.equal(fsCalls.at(-1), `write ${file}`);
+    const reads = fsCalls.slice(0, -1);
+    assert.ok(reads.length >= 1 && reads.every((c) => c === `read ${file}`), fsCalls.join(", "));
+    assert.equal(stub.appliedEdits.length, 1);
+    const op = stub.appliedEdits[0]?.ops[0];
+    assert.ok(op?.kind === "replace");
+    assert.equal(op.uri.fsPath, file);
+    assert.equal(op.text, NEW);
+    assert.equal(readFileSync(file, "utf8"), NEW);
+
+    // What the chat view shows.
+    const items = session.transcript.items;
+    assert.deepEqual(
+      items.flatMap((i) => (i.kind === "tool" ? [[i.toolKind, i.status]] : [])),
+      [
+        ["read", "completed"],
+        ["edit", "completed"],
+      ],
+    );
+    const answer = items.filter((i) => i.kind === "agent").map((i) => (i.kind === "agent" ? i.text : ""));
+    assert.deepEqual(answer, ["Done: **greet()** now says `Hello, Heron`."]);
+    assert.ok(items.some((i) => i.kind === "thought" && i.text === "Read it first."));
+    assert.ok(session.transcript.usage && session.transcript.usage.used > 0, "usage_update arrived");
+
+    // The session is kept: list it and load it again, replaying the conversation.
+    const sessionId = session.sessionId;
+    const listed = await session.listSessions(ws);
+    assert.ok(listed.some((s) => s.sessionId === sessionId), JSON.stringify(listed));
+    assert.ok(sessionId);
+    await session.loadSession(sessionId, ws);
+    const replayed = session.transcript.items;
+    assert.ok(
+      replayed.some((i) => i.kind === "agent" && i.text === "Done: **greet()** now says `Hello, Heron`."),
+      JSON.stringify(replayed),
+    );
+    assert.ok(replayed.some((i) => i.kind === "tool" && i.toolKind === "edit" && i.status === "completed"));
+  } finally {
+    await session.stop();
+  }
+  assert.equal(session.currentState, "stopped");
+});

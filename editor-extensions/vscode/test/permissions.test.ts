@@ -1,0 +1,105 @@
+import "./installVscodeStub";
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeEach, test } from "node:test";
+import type { PermissionOption, RequestPermissionRequest } from "@agentclientprotocol/sdk";
+import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "../src/permissionPrompt";
+import { diffChoices, outcomeFor } from "../src/permissions";
+import { stub, Uri, workspace } from "./vscodeStub";
+
+const OPTIONS: PermissionOption[] = [
+  { optionId: "yes", name: "Allow", kind: "allow_once" },
+  { optionId: "always", name: "Always allow", kind: "allow_always" },
+  { optionId: "no", name: "Reject", kind: "reject_once" },
+];
+
+function editRequest(path: string, oldText: string | null, newText: string): RequestPermissionRequest {
+  return {
+    sessionId: "s1",
+    toolCall: { toolCallId: "c1", title: "Edit a.txt", content: [{ type: "diff", path, oldText, newText }] },
+    options: OPTIONS,
+  };
+}
+
+function prompter(): VscodePermissionPrompter {
+  const proposals = new ProposalProvider();
+  workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, proposals);
+  return new VscodePermissionPrompter(proposals);
+}
+
+beforeEach(() => stub.reset());
+
+test("option kinds map to Apply / Always / Reject", () => {
+  const choices = diffChoices(OPTIONS);
+  assert.deepEqual(
+    choices.map((c) => [c.label, c.optionId]),
+    [
+      ["Apply", "yes"],
+      ["Always", "always"],
+      ["Reject", "no"],
+    ],
+  );
+  assert.deepEqual(outcomeFor("Reject", choices), { outcome: { outcome: "selected", optionId: "no" } });
+  assert.deepEqual(outcomeFor(undefined, choices), { outcome: { outcome: "cancelled" } });
+});
+
+test("Apply opens vscode.diff (current file vs proposal) and returns the allow option", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "heron-perm-"));
+  const path = join(dir, "a.txt");
+  writeFileSync(path, "old\n");
+  let proposedWhenAsked: string | undefined;
+  stub.ui.answerMessage = (_message, items) => {
+    const diff = stub.executed.find((e) => e.command === "vscode.diff");
+    proposedWhenAsked = diff ? stub.virtualText(diff.args[1] as Uri) : undefined;
+    assert.deepEqual(items, ["Apply", "Always", "Reject"]);
+    return "Apply";
+  };
+  const response = await prompter().request(editRequest(path, "old\n", "new\n"), new AbortController().signal);
+  assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "yes" } });
+  const diffs = stub.executed.filter((e) => e.command === "vscode.diff");
+  assert.equal(diffs.length, 1);
+  const [left, right] = diffs[0]?.args as [Uri, Uri];
+  assert.equal(left.toString(), Uri.file(path).toString(), "left side is the real file");
+  assert.equal(right.scheme, PROPOSAL_SCHEME);
+  assert.equal(right.path, path);
+  assert.equal(proposedWhenAsked, "new\n", "the proposal was served while the user decided");
+  assert.equal(stub.messages[0]?.message, "Heron: Edit a.txt");
+});
+
+test("Reject returns the reject option; a new file diffs against a virtual empty document", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "heron-perm-")), "new.txt");
+  let leftText: string | undefined;
+  stub.ui.answerMessage = () => {
+    const diff = stub.executed.find((e) => e.command === "vscode.diff");
+    leftText = stub.virtualText(diff?.args[0] as Uri);
+    return "Reject";
+  };
+  const response = await prompter().request(editRequest(path, null, "hello\n"), new AbortController().signal);
+  assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "no" } });
+  assert.equal(leftText, "");
+});
+
+test("dismissing the message, or cancelling the turn, answers cancelled", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "heron-perm-")), "x.txt");
+  const dismissed = await prompter().request(editRequest(path, null, "x"), new AbortController().signal);
+  assert.deepEqual(dismissed, { outcome: { outcome: "cancelled" } });
+
+  const abort = new AbortController();
+  abort.abort();
+  stub.ui.answerMessage = () => "Apply";
+  const cancelled = await prompter().request(editRequest(path, null, "x"), abort.signal);
+  assert.deepEqual(cancelled, { outcome: { outcome: "cancelled" } });
+});
+
+test("a request without a diff is a quick pick of the agent's option names", async () => {
+  stub.ui.answerQuickPick = (items) => items.find((i) => i === "Always allow");
+  const response = await prompter().request(
+    { sessionId: "s1", toolCall: { toolCallId: "c2", title: "Run ls" }, options: OPTIONS },
+    new AbortController().signal,
+  );
+  assert.deepEqual(stub.quickPicks, [["Allow", "Always allow", "Reject"]]);
+  assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "always" } });
+  assert.equal(stub.executed.length, 0, "no diff editor for a command");
+});

@@ -1,0 +1,291 @@
+// A small, honest stand-in for the `vscode` module: in-memory text documents that
+// WorkspaceEdits really change, a save that really writes to disk, and recorders for
+// the UI calls. Tests steer the UI through `stub.ui`.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, relative } from "node:path";
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+    readonly query: string,
+  ) {}
+  static file(path: string): Uri {
+    return new Uri("file", path, "");
+  }
+  static from(parts: { scheme: string; path?: string; query?: string }): Uri {
+    return new Uri(parts.scheme, parts.path ?? "", parts.query ?? "");
+  }
+  static joinPath(base: Uri, ...segments: string[]): Uri {
+    return new Uri(base.scheme, [base.path, ...segments].join("/"), "");
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    return `${this.scheme}://${this.path}${this.query ? `?${this.query}` : ""}`;
+  }
+}
+
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+export class Range {
+  constructor(
+    readonly start: Position,
+    readonly end: Position,
+  ) {}
+}
+
+export type EditOp =
+  | { kind: "replace"; uri: Uri; range: Range; text: string }
+  | { kind: "insert"; uri: Uri; position: Position; text: string }
+  | { kind: "createFile"; uri: Uri; options: { overwrite?: boolean; ignoreIfExists?: boolean } };
+
+export class WorkspaceEdit {
+  readonly ops: EditOp[] = [];
+  replace(uri: Uri, range: Range, text: string): void {
+    this.ops.push({ kind: "replace", uri, range, text });
+  }
+  insert(uri: Uri, position: Position, text: string): void {
+    this.ops.push({ kind: "insert", uri, position, text });
+  }
+  createFile(uri: Uri, options: { overwrite?: boolean; ignoreIfExists?: boolean } = {}): void {
+    this.ops.push({ kind: "createFile", uri, options });
+  }
+}
+
+export class TextDocument {
+  isDirty = false;
+  saves = 0;
+  constructor(
+    readonly uri: Uri,
+    private text: string,
+    readonly languageId = "plaintext",
+  ) {}
+  get fileName(): string {
+    return this.uri.fsPath;
+  }
+  getText(range?: Range): string {
+    if (!range) return this.text;
+    return this.text.slice(this.offsetAt(range.start), this.offsetAt(range.end));
+  }
+  offsetAt(position: Position): number {
+    const lines = this.text.split("\n");
+    let offset = 0;
+    for (let i = 0; i < position.line && i < lines.length; i++) offset += (lines[i] ?? "").length + 1;
+    return Math.min(offset + position.character, this.text.length);
+  }
+  positionAt(offset: number): Position {
+    const before = this.text.slice(0, Math.max(0, Math.min(offset, this.text.length))).split("\n");
+    return new Position(before.length - 1, (before[before.length - 1] ?? "").length);
+  }
+  /** Used by the stub's applyEdit. */
+  splice(start: number, end: number, text: string): void {
+    this.text = this.text.slice(0, start) + text + this.text.slice(end);
+    this.isDirty = true;
+  }
+  save(): Promise<boolean> {
+    mkdirSync(dirname(this.uri.fsPath), { recursive: true });
+    writeFileSync(this.uri.fsPath, this.text);
+    this.isDirty = false;
+    this.saves += 1;
+    return Promise.resolve(true);
+  }
+}
+
+export class EventEmitter<T> {
+  private listeners: ((value: T) => void)[] = [];
+  readonly event = (listener: (value: T) => void): { dispose(): void } => {
+    this.listeners.push(listener);
+    return { dispose: () => (this.listeners = this.listeners.filter((l) => l !== listener)) };
+  };
+  fire(value: T): void {
+    for (const listener of this.listeners) listener(value);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+interface Pty {
+  onDidWrite: (listener: (text: string) => void) => unknown;
+}
+
+export interface StubTerminal {
+  name: string;
+  written: string;
+  show(): void;
+}
+
+type ContentProvider = { provideTextDocumentContent(uri: Uri): string };
+
+/** What the tests steer and inspect. */
+export const stub = {
+  documents: [] as TextDocument[],
+  appliedEdits: [] as WorkspaceEdit[],
+  executed: [] as { command: string; args: unknown[] }[],
+  messages: [] as { message: string; items: string[] }[],
+  quickPicks: [] as string[][],
+  terminals: [] as StubTerminal[],
+  providers: new Map<string, ContentProvider>(),
+  commands: new Map<string, (...args: unknown[]) => unknown>(),
+  webviewProviders: new Map<string, unknown>(),
+  statusItems: [] as StubStatusBarItem[],
+  outputLines: [] as string[],
+  /** Settings, by full key ("heron.path"). */
+  config: new Map<string, unknown>(),
+  workspaceFolders: undefined as { uri: Uri }[] | undefined,
+  ui: {
+    /** Picks a button of an information message; undefined = dismissed. */
+    answerMessage: (_message: string, _items: string[]): string | undefined => undefined,
+    answerQuickPick: (_items: string[]): string | undefined => undefined,
+  },
+  /** The text a content provider serves for a virtual URI. */
+  virtualText(uri: Uri): string | undefined {
+    return stub.providers.get(uri.scheme)?.provideTextDocumentContent(uri);
+  },
+  reset(): void {
+    stub.documents.length = 0;
+    stub.appliedEdits.length = 0;
+    stub.executed.length = 0;
+    stub.messages.length = 0;
+    stub.quickPicks.length = 0;
+    stub.terminals.length = 0;
+    stub.commands.clear();
+    stub.webviewProviders.clear();
+    stub.statusItems.length = 0;
+    stub.outputLines.length = 0;
+    stub.config.clear();
+    stub.workspaceFolders = undefined;
+    stub.ui.answerMessage = () => undefined;
+    stub.ui.answerQuickPick = () => undefined;
+  },
+};
+
+function findDocument(uri: Uri): TextDocument | undefined {
+  return stub.documents.find((d) => d.uri.toString() === uri.toString());
+}
+
+function loadDocument(uri: Uri): TextDocument {
+  const existing = findDocument(uri);
+  if (existing) return existing;
+  if (uri.scheme !== "file") throw new Error(`stub: cannot open ${uri.toString()}`);
+  const document = new TextDocument(uri, readFileSync(uri.fsPath, "utf8"));
+  stub.documents.push(document);
+  return document;
+}
+
+const disposable = { dispose: () => undefined };
+
+export const workspace = {
+  get textDocuments(): TextDocument[] {
+    return stub.documents;
+  },
+  openTextDocument(uri: Uri): Promise<TextDocument> {
+    return Promise.resolve(loadDocument(uri));
+  },
+  applyEdit(edit: WorkspaceEdit): Promise<boolean> {
+    for (const op of edit.ops) {
+      if (op.kind === "createFile") {
+        if (existsSync(op.uri.fsPath) && !op.options.overwrite && !op.options.ignoreIfExists) return Promise.resolve(false);
+        if (!findDocument(op.uri)) stub.documents.push(new TextDocument(op.uri, ""));
+      } else if (op.kind === "replace") {
+        const document = loadDocument(op.uri);
+        document.splice(document.offsetAt(op.range.start), document.offsetAt(op.range.end), op.text);
+      } else {
+        const document = loadDocument(op.uri);
+        const at = document.offsetAt(op.position);
+        document.splice(at, at, op.text);
+      }
+    }
+    stub.appliedEdits.push(edit);
+    return Promise.resolve(true);
+  },
+  registerTextDocumentContentProvider(scheme: string, provider: ContentProvider): typeof disposable {
+    stub.providers.set(scheme, provider);
+    return disposable;
+  },
+  asRelativePath(uri: Uri): string {
+    return relative(process.cwd(), uri.fsPath);
+  },
+  get workspaceFolders(): { uri: Uri }[] | undefined {
+    return stub.workspaceFolders;
+  },
+  getConfiguration: (section: string) => ({
+    get: <T>(key: string, fallback: T): T => (stub.config.get(`${section}.${key}`) as T | undefined) ?? fallback,
+  }),
+};
+
+export const commands = {
+  executeCommand(command: string, ...args: unknown[]): Promise<unknown> {
+    stub.executed.push({ command, args });
+    const registered = stub.commands.get(command);
+    return Promise.resolve(registered ? registered(...args) : undefined);
+  },
+  registerCommand(command: string, callback: (...args: unknown[]) => unknown): typeof disposable {
+    stub.commands.set(command, callback);
+    return disposable;
+  },
+};
+
+export interface StubStatusBarItem {
+  text: string;
+  tooltip: string;
+  command: string;
+  visible: boolean;
+  show(): void;
+  dispose(): void;
+}
+
+export const window = {
+  showInformationMessage(message: string, ...items: string[]): Promise<string | undefined> {
+    stub.messages.push({ message, items });
+    return Promise.resolve(stub.ui.answerMessage(message, items));
+  },
+  showErrorMessage: (message: string) => window.showInformationMessage(message),
+  /** Strings or `{label}` items, like VS Code; the test answers with a label. */
+  showQuickPick<T extends string | { label: string }>(items: T[]): Promise<T | undefined> {
+    const labels = items.map((i) => (typeof i === "string" ? i : i.label));
+    stub.quickPicks.push(labels);
+    const answer = stub.ui.answerQuickPick(labels);
+    return Promise.resolve(items.find((_item, index) => labels[index] === answer));
+  },
+  showInputBox: (): Promise<string | undefined> => Promise.resolve(undefined),
+  activeTextEditor: undefined,
+  createOutputChannel: (_name: string) => ({
+    appendLine: (line: string) => stub.outputLines.push(line),
+    show: () => undefined,
+    dispose: () => undefined,
+  }),
+  createStatusBarItem(): StubStatusBarItem {
+    const item: StubStatusBarItem = {
+      text: "",
+      tooltip: "",
+      command: "",
+      visible: false,
+      show: () => (item.visible = true),
+      dispose: () => (item.visible = false),
+    };
+    stub.statusItems.push(item);
+    return item;
+  },
+  registerWebviewViewProvider(viewId: string, provider: unknown): typeof disposable {
+    stub.webviewProviders.set(viewId, provider);
+    return disposable;
+  },
+  createTerminal(options: { name: string; pty: Pty }): StubTerminal {
+    const terminal: StubTerminal = { name: options.name, written: "", show: () => undefined };
+    options.pty.onDidWrite((text) => {
+      terminal.written += text;
+    });
+    stub.terminals.push(terminal);
+    return terminal;
+  },
+};
+
+export const StatusBarAlignment = { Left: 1, Right: 2 };
