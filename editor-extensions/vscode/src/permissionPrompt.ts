@@ -91,7 +91,16 @@ export class VscodePermissionPrompter implements PermissionPrompter {
       );
       return outcomeFor(picked, choices);
     } finally {
+      await closeDiffOf(proposed);
       for (const uri of created) this.proposals.remove(uri);
     }
   }
+}
+
+/** The review is over (answered, dismissed or cancelled): its diff editor goes too. */
+async function closeDiffOf(proposed: vscode.Uri): Promise<void> {
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((group) => group.tabs)
+    .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === proposed.toString());
+  if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
 }

@@ -65,6 +65,7 @@ test("Apply opens vscode.diff (current file vs proposal) and returns the allow o
   assert.equal(right.scheme, PROPOSAL_SCHEME);
   assert.equal(right.path, path);
   assert.equal(proposedWhenAsked, "new\n", "the proposal was served while the user decided");
+  assert.equal(stub.tabs.length, 0, "the diff editor closes once answered");
   assert.equal(stub.messages[0]?.message, "Heron: Edit a.txt");
 });
 

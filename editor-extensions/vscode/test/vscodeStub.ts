@@ -129,6 +129,7 @@ export const stub = {
   documents: [] as TextDocument[],
   appliedEdits: [] as WorkspaceEdit[],
   executed: [] as { command: string; args: unknown[] }[],
+  tabs: [] as StubTab[],
   messages: [] as { message: string; items: string[] }[],
   quickPicks: [] as string[][],
   terminals: [] as StubTerminal[],
@@ -153,6 +154,7 @@ export const stub = {
     stub.documents.length = 0;
     stub.appliedEdits.length = 0;
     stub.executed.length = 0;
+    stub.tabs.length = 0;
     stub.messages.length = 0;
     stub.quickPicks.length = 0;
     stub.terminals.length = 0;
@@ -224,6 +226,9 @@ export const workspace = {
 export const commands = {
   executeCommand(command: string, ...args: unknown[]): Promise<unknown> {
     stub.executed.push({ command, args });
+    if (command === "vscode.diff") {
+      stub.tabs.push({ input: new TabInputTextDiff(args[0] as Uri, args[1] as Uri) });
+    }
     const registered = stub.commands.get(command);
     return Promise.resolve(registered ? registered(...args) : undefined);
   },
@@ -242,7 +247,28 @@ export interface StubStatusBarItem {
   dispose(): void;
 }
 
+export class TabInputTextDiff {
+  constructor(
+    readonly original: Uri,
+    readonly modified: Uri,
+  ) {}
+}
+
+export interface StubTab {
+  input: unknown;
+}
+
 export const window = {
+  /** One group holding the tabs that `vscode.diff` opened. */
+  tabGroups: {
+    get all(): { tabs: StubTab[] }[] {
+      return [{ tabs: [...stub.tabs] }];
+    },
+    close(tabs: StubTab[]): Promise<boolean> {
+      for (const tab of tabs) stub.tabs.splice(stub.tabs.indexOf(tab), 1);
+      return Promise.resolve(true);
+    },
+  },
   showInformationMessage(message: string, ...items: string[]): Promise<string | undefined> {
     stub.messages.push({ message, items });
     return Promise.resolve(stub.ui.answerMessage(message, items));
