@@ -54,6 +54,9 @@ vscode: $(INSTALLED) $(VSCODE_DEPS) ## the VS Code extension: typecheck, eslint,
 
 test: lint pytest vscode ## every quality gate, then the tests (what CI runs)
 
+e2e-browser: $(INSTALLED) ## the VS Code extension in a real VS Code (code-server) + headless Chromium; minutes
+	bash editor-extensions/vscode-e2e/run.sh
+
 bench: $(INSTALLED) ## measure start-up, latency and memory; writes docs/PERFORMANCE.md
 	@# Bytecode as an installed wheel has it (PYTHONDONTWRITEBYTECODE may be set here).
 	$(BIN)/python -m compileall -q acp_server agent_core

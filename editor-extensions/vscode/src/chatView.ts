@@ -47,8 +47,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     });
   }
 
+  /** Shows the chat; VS Code creates the view on its first focus, so ask for that. */
   reveal(): void {
-    this.view?.show(true);
+    if (this.view) this.view.show(true);
+    else void vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`);
   }
 
   reset(): void {

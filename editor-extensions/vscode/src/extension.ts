@@ -96,9 +96,9 @@ export function activate(context: vscode.ExtensionContext): void {
       webviewOptions: { retainContextWhenHidden: true },
     }),
     vscode.commands.registerCommand("heron.newSession", async () => {
+      chat.reveal(); // at once: the chat shows the session starting
       try {
         await session.newSession(workspaceRoot());
-        chat.reveal();
       } catch (err) {
         report(err);
       }

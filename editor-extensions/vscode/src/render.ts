@@ -29,8 +29,8 @@ export function renderDiff(oldText: string | null, newText: string): string {
 
 function renderToolContent(content: ToolContentView): string {
   switch (content.type) {
-    case "text":
-      return `<div class="tool-text">${renderMarkdown(content.text)}</div>`;
+    case "text": // a tool's output (file contents, command output): shown as it is, not as markdown
+      return `<pre class="tool-output">${escapeHtml(content.text)}</pre>`;
     case "diff":
       return `<div class="diff"><div class="diff-path">${escapeHtml(content.path)}</div><pre>${renderDiff(
         content.oldText,

@@ -151,6 +151,7 @@ test("an agent that cannot be started shows the error state and an error message
   assert.ok(status);
   try {
     await stub.commands.get("heron.newSession")?.();
+    assert.ok(stub.executed.some((e) => e.command === "heron.chat.focus"), "New Session opens the chat view");
     assert.equal(status.text, "$(error) Heron: error", status.text);
     assert.ok(stub.messages.some((m) => m.message.startsWith("Heron: ")), JSON.stringify(stub.messages));
   } finally {

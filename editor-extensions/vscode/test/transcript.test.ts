@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { renderItem, renderUsage } from "../src/render";
-import { Transcript } from "../src/transcript";
+import { Transcript, type Item } from "../src/transcript";
 
 const text = (sessionUpdate: "agent_message_chunk" | "agent_thought_chunk", t: string, messageId?: string): SessionUpdate => ({
   sessionUpdate,
@@ -65,6 +65,13 @@ test("tool calls go pending -> in_progress -> completed / failed in place", () =
   const failed = t.items[1];
   assert.ok(failed?.kind === "tool" && failed.status === "failed");
   assert.ok(renderItem(failed).includes("Run &lt;rm&gt;"));
+  t.apply({
+    sessionUpdate: "tool_call_update",
+    toolCallId: "c2",
+    content: [{ type: "content", content: { type: "text", text: 'if __name__ == "__main__":\n    main()' } }],
+  });
+  const output = renderItem(t.items[1] as Item);
+  assert.ok(output.includes('<pre class="tool-output">if __name__ == &quot;__main__&quot;:\n    main()</pre>'), output);
 });
 
 test("a plan is replaced within a turn, and a new turn starts a new plan", () => {
