@@ -47,9 +47,15 @@ def run_login(
     except ConfigError as exc:
         out.write(f"{exc}\n")
         return 1
-    model = load_settings().model
     out.write(f"Saved your {provider} key in {file} (readable only by you).\n")
-    out.write(f"Model: {model or DEFAULT_MODELS[provider]}. Change it with `model = ...` there.\n")
+    try:
+        model = load_settings().model or DEFAULT_MODELS[provider]
+    except ConfigError as exc:  # the key is saved; something else in the file needs fixing
+        out.write(f"{exc}\n")
+        return 1
+    out.write(f"Model: {model}. Change it with `model = ...` there.\n")
+    if provider == "openai-chat":
+        out.write(f"For a server other than OpenAI, set base_url under [providers.{provider}].\n")
     return 0
 
 
