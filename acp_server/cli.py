@@ -32,9 +32,10 @@ from agent_core.errors import ConfigError
 if TYPE_CHECKING:
     from agent_core.events import Event, NoticeRaised
     from agent_core.loop.agent import Agent
-    from agent_core.messages import Message
+    from agent_core.messages import Message, ToolCallPart, ToolResultPart
     from agent_core.modes import Mode
     from agent_core.sessions.store import SessionStore
+    from agent_core.tools.base import Tool, ToolContext
 
 log = logging.getLogger("heron")
 
@@ -289,9 +290,26 @@ class _SessionWiring:
             for f in left_out
         ]
 
+    def toolset(self) -> dict[str, Tool]:
+        """Heron's tools, the MCP servers' tools, and ``execute_code`` over the ones a script
+        may call (the file and search tools, foreground commands, read-only MCP tools)."""
+        from agent_core.config import child_environment
+        from agent_core.loop.execution import execute
+        from agent_core.tools import default_toolset
+        from agent_core.tools.execute_code import SCRIPTABLE, ExecuteCode
+
+        tools = {**default_toolset(), **self.mcp.tools()}
+        scriptable = {name: tools[name] for name in SCRIPTABLE} | self.mcp.tools(read_only=True)
+
+        async def run_tool(call: ToolCallPart, context: ToolContext) -> ToolResultPart:
+            return await execute(call, scriptable, context, images=False)
+
+        environment = child_environment(self.settings.keep_environment)
+        code = self.settings.code_execution
+        return {**tools, "execute_code": ExecuteCode(code, environment, scriptable, run_tool)}
+
     def make_agent(self) -> Agent:
         from agent_core.loop.agent import Agent
-        from agent_core.tools import default_toolset
         from agent_core.tools.base import ToolContext
 
         text, notices = self.system_prompt()
@@ -305,7 +323,7 @@ class _SessionWiring:
         )
         return Agent(
             model=self.choice.model,
-            tools={**default_toolset(), **self.mcp.tools()},
+            tools=self.toolset(),
             system_prompt=text,
             notices=notices,
             tool_context=context,

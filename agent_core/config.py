@@ -58,6 +58,18 @@ class RetrySettings:
 
 
 @dataclass(frozen=True)
+class CodeExecutionSettings:
+    """``[code_execution]``: how ``execute_code`` runs scripts."""
+
+    mode: str = "project"  # project: the workspace and its Python; strict: a temp dir, Heron's
+    timeout: float = 300.0
+    grace: float = 5.0
+    max_output: int = 50_000
+    max_stderr: int = 10_000
+    max_tool_calls: int = 50
+
+
+@dataclass(frozen=True)
 class Settings:
     home: Path
     model: str | None = None  # "<provider>:<model>"
@@ -76,6 +88,7 @@ class Settings:
     mcp_servers: tuple[McpServerSpec, ...] = ()  # [mcp_servers.<name>]: in every session
     mcp_connect_timeout: float = 10.0  # [mcp] connect_timeout: seconds to start a server
     mcp_call_timeout: float = 300.0  # [mcp] call_timeout: seconds for one tool call
+    code_execution: CodeExecutionSettings = field(default_factory=CodeExecutionSettings)
 
     @property
     def config_file(self) -> Path:
@@ -143,6 +156,7 @@ def load_settings(
         mcp_servers=_mcp_servers(_table(file, "mcp_servers", "[mcp_servers]")),
         mcp_connect_timeout=_number(mcp, "connect_timeout", 10.0, minimum=0.1),
         mcp_call_timeout=_number(mcp, "call_timeout", 300.0, minimum=0.1),
+        code_execution=_code_execution(_table(file, "code_execution", "[code_execution]")),
     )
 
 
@@ -213,6 +227,18 @@ def _model(table: dict[str, Any], name: str) -> ModelSettings:
         output_price=numbers["output_price"],
         cache_read_price=numbers["cache_read_price"],
         cache_write_price=numbers["cache_write_price"],
+    )
+
+
+def _code_execution(table: dict[str, Any]) -> CodeExecutionSettings:
+    defaults = CodeExecutionSettings()
+    return CodeExecutionSettings(
+        mode=_choice(table, "mode", ("project", "strict")) or defaults.mode,
+        timeout=_number(table, "timeout", defaults.timeout, minimum=0.1),
+        grace=_number(table, "grace", defaults.grace, minimum=0),
+        max_output=int(_number(table, "max_output", defaults.max_output, minimum=1)),
+        max_stderr=int(_number(table, "max_stderr", defaults.max_stderr, minimum=0)),
+        max_tool_calls=int(_number(table, "max_tool_calls", defaults.max_tool_calls, minimum=0)),
     )
 
 

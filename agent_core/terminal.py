@@ -170,15 +170,21 @@ def _result(code: int | None, text: str, truncated: bool, timed_out: bool = Fals
 
 
 async def _terminate(process: anyio.abc.Process) -> None:
-    """SIGTERM to the whole group, then SIGKILL after a grace period. Safe to call twice."""
-    if process.returncode is None:
-        _signal_group(process.pid, signal.SIGTERM)
-        with anyio.move_on_after(KILL_GRACE_S):
+    await terminate_group(process, KILL_GRACE_S)
+
+
+async def terminate_group(process: anyio.abc.Process, grace: float) -> None:
+    """SIGTERM to the process's whole group, then SIGKILL after ``grace`` seconds (at once when
+    it is 0). Safe to call twice."""
+    if process.returncode is None and grace > 0:
+        signal_group(process.pid, signal.SIGTERM)
+        with anyio.move_on_after(grace):
             await process.wait()
-    _signal_group(process.pid, signal.SIGKILL)  # stragglers that left the leader behind
+    signal_group(process.pid, signal.SIGKILL)  # stragglers that left the leader behind
     await process.wait()
 
 
-def _signal_group(pid: int, sig: signal.Signals) -> None:
+def signal_group(pgid: int, sig: signal.Signals) -> None:
+    """Signal a process group that may already be gone."""
     with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
+        os.killpg(pgid, sig)

@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.processes import alive, wait_dead
 from tests.support.raw import RawAgent
 
 SERVER = [sys.executable, "-m", "tests.support.mcp_server"]
@@ -293,21 +294,6 @@ def test_calls_time_out_are_cancellable_and_survive_malformed_answers(
         assert not any(
             "did not answer" in json.dumps(u) for u in closed
         )  # cancelled, not timed out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")
-
-
-def wait_dead(pids: list[int], timeout: float = 10.0) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while (left := [p for p in pids if alive(p)]) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 def test_no_server_process_outlives_its_session_or_the_agent(

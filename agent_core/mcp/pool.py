@@ -54,12 +54,15 @@ class McpServers:
             for connection in self.connections:
                 await connection.wait_settled()
 
-    def tools(self) -> dict[str, Tool]:
+    def tools(self, *, read_only: bool = False) -> dict[str, Tool]:
+        """Every connected server's tools (``read_only``: those the server says only read)."""
         from agent_core.mcp.tool import McpTool, tool_name
 
         tools: dict[str, Tool] = {}
         for connection in self.connections:
             for remote in connection.tools:
+                if read_only and not remote.read_only:
+                    continue
                 name = tool_name(connection.name, remote.name)
                 if name in tools:
                     log.warning(

@@ -11,7 +11,6 @@ message per line, validated by the SDK's own message adapter.
 from __future__ import annotations
 
 import logging
-import os
 import signal
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager, suppress
@@ -23,6 +22,7 @@ from anyio.abc import Process
 from anyio.streams.text import TextReceiveStream
 
 from agent_core.mcp.servers import StdioServer
+from agent_core.terminal import signal_group
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
@@ -89,19 +89,14 @@ async def stop(process: Process) -> None:
             await process.stdin.aclose()
     for sent in (None, signal.SIGTERM, signal.SIGKILL):
         if sent is not None:
-            _signal_group(process.pid, sent)
+            signal_group(process.pid, sent)
         if await _exited(process, EXIT_GRACE_S):
             break
-    _signal_group(process.pid, signal.SIGKILL)  # whatever the server left behind
+    signal_group(process.pid, signal.SIGKILL)  # whatever the server left behind
     for pipe in (process.stdout, process.stderr):
         if pipe is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await pipe.aclose()
-
-
-def _signal_group(pgid: int, sent: signal.Signals) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sent)
 
 
 async def _exited(process: Process, timeout: float) -> bool:  # noqa: ASYNC109

@@ -1,0 +1,166 @@
+"""One script run: a private temp dir with the script and its ``heron_tools`` stub, the tool-call
+server beside it, and the interpreter in its own process group, inside its limits."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import anyio
+import anyio.abc
+
+from agent_core.codeexec.interpreter import Interpreter
+from agent_core.codeexec.rpc import Dispatch, ToolCallServer
+from agent_core.codeexec.stub import StubTool, render
+from agent_core.terminal import terminate_group
+
+Status = Literal["success", "error", "timeout", "interrupted"]
+_Outcome = tuple[Status, "int | None", "_Capped", "_Capped"]  # status, exit code, stdout, stderr
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout: float = 300.0  # seconds, then SIGTERM to the group
+    grace: float = 5.0  # seconds between SIGTERM and SIGKILL
+    max_output: int = 50_000  # bytes of stdout kept
+    max_stderr: int = 10_000  # bytes of stderr kept (the end), shown on failure
+    max_tool_calls: int = 50
+
+
+@dataclass(frozen=True)
+class ScriptRun:
+    status: Status
+    output: str
+    stderr: str
+    exit_code: int | None
+    tool_calls: int
+    duration: float
+    output_bytes: int  # all the script printed; more than ``output`` holds when truncated
+
+    def report(self, limits: Limits, interpreter: Interpreter) -> str:
+        """What the model reads: the status line, what the script printed, and why it failed."""
+        status = self.status
+        if status == "error":
+            status = f"error (exit {self.exit_code})"
+        elif status == "timeout":
+            status = f"timeout (killed after {limits.timeout:g} s)"
+        calls = f"{self.tool_calls} tool call{'s' if self.tool_calls != 1 else ''}"
+        lines = [
+            f"status: {status} · {calls} · {self.duration:.1f} s · {interpreter.origin} Python"
+        ]
+        if interpreter.note:
+            lines.append(f"(the workspace's Python was not used: {interpreter.note})")
+        lines.append(self.output.rstrip("\n") or "(no output)")
+        if self.output_bytes > limits.max_output:
+            printed, shown = self.output_bytes, limits.max_output
+            lines.append(f"[output truncated: {printed} bytes printed, the first {shown} shown]")
+        if self.status != "success" and self.stderr.strip():
+            lines.append(f"stderr:\n{self.stderr.rstrip()}")
+        return "\n".join(lines)
+
+
+async def run_script(
+    code: str,
+    tools: Sequence[StubTool],
+    dispatch: Dispatch,
+    *,
+    interpreter: Interpreter,
+    workspace: Path | None,  # the working directory; None: the run's temp dir (strict mode)
+    environment: Mapping[str, str],
+    limits: Limits,
+) -> ScriptRun:
+    temp = Path(tempfile.mkdtemp(prefix="heron-exec-"))  # mode 0700: the socket is ours alone
+    try:
+        socket_path = temp / "tools.sock"
+        (temp / "heron_tools.py").write_text(render(tools, str(socket_path)), encoding="utf-8")
+        script = temp / "script.py"
+        script.write_text(code, encoding="utf-8")
+        server = ToolCallServer(socket_path, dispatch, limits.max_tool_calls)
+        command = [str(interpreter.python), str(script)]
+        env = _environment(environment, temp, interpreter)
+        started = anyio.current_time()
+        outcome: _Outcome | None = None
+        async with anyio.create_task_group() as serving:
+            await serving.start(server.serve)
+            outcome = await _run(command, workspace or temp, env, limits)
+            serving.cancel_scope.cancel()
+        assert outcome is not None
+        status, exit_code, output, stderr = outcome
+        duration = anyio.current_time() - started
+        return ScriptRun(
+            status, output.text(), stderr.text(), exit_code, server.calls, duration, output.total
+        )
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+async def _run(command: list[str], cwd: Path, env: dict[str, str], limits: Limits) -> _Outcome:
+    process = await anyio.open_process(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group: a timeout or cancel stops all of it
+    )
+    output = _Capped(limits.max_output, keep="head")
+    stderr = _Capped(limits.max_stderr, keep="tail")
+    waiting = anyio.move_on_after(limits.timeout)
+    try:
+        async with anyio.create_task_group() as pumps:
+            assert process.stdout is not None and process.stderr is not None
+            pumps.start_soon(output.pump, process.stdout)
+            pumps.start_soon(stderr.pump, process.stderr)
+            with waiting:
+                await process.wait()
+            if waiting.cancelled_caught:
+                await terminate_group(process, limits.grace)
+    finally:
+        with anyio.CancelScope(shield=True):  # cancelled: killed at once; else its leftovers
+            await terminate_group(process, 0)
+    code = process.returncode
+    if waiting.cancelled_caught:
+        return "timeout", None, output, stderr
+    if code is not None and code < 0:
+        return "interrupted", None, output, stderr
+    return ("success" if code == 0 else "error"), code, output, stderr
+
+
+def _environment(base: Mapping[str, str], temp: Path, interpreter: Interpreter) -> dict[str, str]:
+    """The scrubbed environment, with the stub importable and the chosen environment active."""
+    env = dict(base)
+    env["PYTHONPATH"] = ":".join(p for p in (str(temp), base.get("PYTHONPATH", "")) if p)
+    env["PYTHONUNBUFFERED"] = "1"
+    if (root := interpreter.environment_root) is not None:
+        env["VIRTUAL_ENV"] = str(root)
+        env["PATH"] = f"{root / 'bin'}:{base.get('PATH', '')}"
+    return env
+
+
+class _Capped:
+    """A stream read to its end, keeping at most ``limit`` bytes (its start or its end)."""
+
+    def __init__(self, limit: int, *, keep: Literal["head", "tail"]) -> None:
+        self.limit, self.keep, self.total = limit, keep, 0
+        self._data = bytearray()
+
+    async def pump(self, stream: anyio.abc.ByteReceiveStream) -> None:
+        try:
+            async for chunk in stream:
+                self.total += len(chunk)
+                if self.keep == "head":
+                    self._data += chunk[: max(0, self.limit - len(self._data))]
+                else:
+                    self._data += chunk
+                    del self._data[: max(0, len(self._data) - self.limit)]
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    def text(self) -> str:
+        return self._data.decode("utf-8", errors="replace")

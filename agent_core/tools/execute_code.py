@@ -1,0 +1,203 @@
+"""``execute_code``: the model writes a Python script that calls Heron's tools; only what it
+prints comes back. Many steps, one model turn.
+
+The script's tool calls are dispatched exactly like the model's own: the same tools, the same
+approval policy, and each one shown in the editor as its own tool call (with its diff and its
+permission question), so nothing a script does is out of sight.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, Field
+
+from agent_core.approvals import ApprovalCancelled, ApprovalRequest, ToolUse, options_for
+from agent_core.codeexec.interpreter import Interpreter, own_interpreter, project_interpreter
+from agent_core.codeexec.runner import Limits, ScriptRun, run_script
+from agent_core.codeexec.stub import StubTool, python_name, signature
+from agent_core.config import CodeExecutionSettings
+from agent_core.errors import ToolError
+from agent_core.events import (
+    Event,
+    TextContent,
+    ToolCallStarted,
+    ToolCallUpdated,
+    ToolKind,
+)
+from agent_core.messages import ToolCallPart, ToolResultPart
+from agent_core.tools.base import Tool, ToolContext
+
+RunTool = Callable[[ToolCallPart, ToolContext], Awaitable[ToolResultPart]]
+SCRIPTABLE = ("read_file", "edit_file", "write_file", "search", "find_files", "terminal")
+TITLE = "Run a Python script"
+
+
+class ExecuteCodeArguments(BaseModel):
+    code: str = Field(
+        min_length=1,
+        description="A complete Python script. `import heron_tools` and call its functions; "
+        "print what the next step needs: only the script's output comes back.",
+    )
+
+
+class ExecuteCode:
+    name = "execute_code"
+    kind: ToolKind = "execute"
+    read_only = False
+    arguments = ExecuteCodeArguments
+
+    def __init__(
+        self,
+        settings: CodeExecutionSettings,
+        environment: Mapping[str, str],
+        tools: Mapping[str, Tool],
+        run_tool: RunTool,
+    ) -> None:
+        self._settings, self._environment = settings, environment
+        self._tools = {python_name(name): (name, tool) for name, tool in tools.items()}
+        self._run_tool = run_tool
+        self._limits = Limits(
+            settings.timeout,
+            settings.grace,
+            settings.max_output,
+            settings.max_stderr,
+            settings.max_tool_calls,
+        )
+        self._stubs = [
+            StubTool(name, tool.description, tool.arguments.model_json_schema())
+            for name, tool in sorted(tools.items())
+        ]
+        self.description = _describe(self._stubs, self._limits)
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        return TITLE
+
+    async def run(self, arguments: ExecuteCodeArguments, context: ToolContext) -> str:
+        script = TextContent(f"```python\n{arguments.code.rstrip()}\n```")
+        await context.report(ToolCallUpdated(context.call_id, content=(script,)))
+        action = ToolUse(self.name, TITLE)
+        request = ApprovalRequest(context.call_id, TITLE, "execute", options_for(action), (script,))
+        if refusal := await context.permissions.check(action, request):
+            raise ToolError(refusal)
+        if not hasattr(socket, "AF_UNIX"):
+            raise ToolError("execute_code needs Unix domain sockets, which this system lacks.")
+        interpreter = await self._interpreter(context)
+        calls = _ScriptCalls(self._tools, self._run_tool, context)
+        result: ScriptRun | None = None
+        try:
+            with anyio.CancelScope() as running:
+                calls.stop = running.cancel
+                result = await run_script(
+                    arguments.code,
+                    self._stubs,
+                    calls.dispatch,
+                    interpreter=interpreter,
+                    workspace=context.workspace.roots[0]
+                    if self._settings.mode == "project"
+                    else None,
+                    environment=self._environment,
+                    limits=self._limits,
+                )
+        finally:
+            with anyio.CancelScope(shield=True):
+                await calls.close_open()
+        if result is None:
+            raise ApprovalCancelled  # the user cancelled a question one of its calls asked
+        text = result.report(self._limits, interpreter)
+        await context.report(ToolCallUpdated(context.call_id, content=(script, TextContent(text))))
+        if result.status != "success":
+            raise ToolError(text)
+        return text
+
+    async def _interpreter(self, context: ToolContext) -> Interpreter:
+        if self._settings.mode == "strict":
+            return own_interpreter()
+        return await project_interpreter(context.workspace.roots[0], self._environment)
+
+
+class _ScriptCalls:
+    """One run's tool calls: each dispatched like a model's call and shown as its own."""
+
+    def __init__(
+        self, tools: Mapping[str, tuple[str, Tool]], run_tool: RunTool, context: ToolContext
+    ) -> None:
+        self._tools, self._run_tool, self._context = tools, run_tool, context
+        self._count = 0
+        self._open: set[str] = set()
+        self.stop: Callable[[], None] = lambda: None  # ends the run (and kills the script)
+
+    async def dispatch(self, function: str, arguments: dict[str, Any]) -> str:
+        found = self._tools.get(function) or self._tools.get(python_name(function))
+        if found is None:
+            known = ", ".join(sorted(self._tools))
+            raise ToolError(f"No tool {function!r} for scripts; available: {known}.")
+        name, tool = found
+        if name == "terminal":
+            arguments = {**arguments, "background": False}  # a script waits for its commands
+        self._count += 1
+        call_id = f"{self._context.call_id}.{self._count}"
+        report = self._context.report
+        title = _title(tool, arguments)
+        await report(ToolCallStarted(call_id, name, title, tool.kind, arguments))
+        await report(ToolCallUpdated(call_id, status="in_progress", title=title))
+        self._open.add(call_id)
+        showed = False
+
+        async def report_own(event: Event) -> None:
+            nonlocal showed
+            showed = showed or (isinstance(event, ToolCallUpdated) and event.content is not None)
+            await report(event)
+
+        nested = replace(self._context, call_id=call_id, report=report_own)
+        try:
+            result = await self._run_tool(ToolCallPart(call_id, name, arguments), nested)
+        except ApprovalCancelled:
+            self.stop()  # the user cancelled a question: the whole turn ends, the script too
+            raise ToolError("The user cancelled this call's permission question.") from None
+        self._open.discard(call_id)
+        status = "failed" if result.is_error else "completed"
+        shown = None if showed else (TextContent(result.content),)
+        await report(ToolCallUpdated(call_id, status=status, output=result.content, content=shown))
+        if result.is_error:
+            raise ToolError(result.content)
+        return result.content
+
+    async def close_open(self) -> None:
+        """Calls the script was making when it stopped are closed, never left spinning."""
+        for call_id in sorted(self._open):
+            await self._context.report(
+                ToolCallUpdated(call_id, status="failed", output="Stopped: the script ended.")
+            )
+        self._open.clear()
+
+
+def _title(tool: Tool, arguments: Mapping[str, Any]) -> str:
+    try:
+        return tool.title(arguments)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return tool.name
+
+
+def _describe(stubs: list[StubTool], limits: Limits) -> str:
+    functions = "\n".join(
+        f"- heron_tools.{python_name(s.name)}({signature(s)}): {_first_sentence(s.description)}"
+        for s in stubs
+    )
+    return (
+        "Run a Python script in the workspace that calls Heron's tools, for work of many steps "
+        "(search, read the matches, filter, edit several files, run the tests) in one call. "
+        "Only what the script prints comes back, so print a short summary. The tools answer "
+        "with the same text as when called directly and raise heron_tools.HeronToolError when "
+        "they fail; edits and commands are approved as usual. Limits: "
+        f"{limits.timeout:g} s, {limits.max_tool_calls} tool calls, "
+        f"{limits.max_output // 1000} KB of output.\n{functions}"
+    )
+
+
+def _first_sentence(text: str) -> str:
+    return " ".join(text.split()).split(". ")[0].rstrip(".")[:160]

@@ -1,0 +1,22 @@
+"""Is a process still there? (A zombie waiting for a parent that will never reap it is not.)"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_dead(pids: list[int], timeout: float = 10.0) -> list[int]:
+    """The pids still alive after ``timeout`` seconds (empty when all are gone)."""
+    deadline = time.monotonic() + timeout
+    while (left := [p for p in pids if alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left

@@ -1,0 +1,216 @@
+"""`execute_code` end to end: `heron acp` (anthropic SDK against the fake LLM) runs scripts that
+call Heron's tools over a real Unix socket, with approvals and diffs in a fake editor."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.editor import FakeEditor
+from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+
+RENAME = """
+import heron_tools as h
+
+hits = h.search(pattern="OLD_NAME")
+files = sorted({line.split(":")[0] for line in hits.splitlines()})
+for name in files:
+    h.read_file(path=name)
+    h.edit_file(path=name, edits=[{"old_string": "OLD_NAME", "new_string": "NEW_NAME"}])
+print("renamed in %d files: %s" % (len(files), ", ".join(files)))
+"""
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeLLM]:
+    with FakeLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def env(agent_env: dict[str, str], fake: FakeLLM) -> dict[str, str]:
+    agent_env.update(
+        HERON_MODEL="anthropic:claude-sonnet-4-5",
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL=fake.url,
+        SECRET_TOKEN="do-not-leak-me",
+    )
+    return agent_env
+
+
+def of_kind(updates: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [u for u in updates if u["sessionUpdate"] == kind]
+
+
+def final(updates: list[dict[str, Any]], call_id: str) -> dict[str, Any]:
+    return [
+        u
+        for u in of_kind(updates, "tool_call_update")
+        if u["toolCallId"] == call_id and "status" in u
+    ][-1]
+
+
+def run_script(
+    env: dict[str, str], workspace: Path, fake: FakeLLM, code: str
+) -> tuple[FakeEditor, str, list[dict[str, Any]]]:
+    """One prompt whose model runs ``code`` with execute_code, then says "Done."."""
+    fake.enqueue(Reply((ToolCall("execute_code", {"code": code}),)), Reply((Text("Done."),)))
+    editor = FakeEditor(env)
+    editor.initialize({})
+    session_id = editor.new_session(workspace)
+    stop, updates = editor.prompt(session_id, "go")
+    assert stop == "end_turn"
+    return editor, session_id, updates
+
+
+def script_output(fake: FakeLLM) -> str:
+    """The tool result the model got for the script."""
+    [result] = [
+        b for b in fake.requests[1].body["messages"][-1]["content"] if b["type"] == "tool_result"
+    ]
+    return (
+        result["content"] if isinstance(result["content"], str) else json.dumps(result["content"])
+    )
+
+
+def test_a_script_searches_reads_and_edits_with_every_step_in_view(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    (workspace / "a.py").write_text("x = OLD_NAME  # alpha-body-marker\n")
+    (workspace / "b.py").write_text("y = OLD_NAME\n")
+    (workspace / "c.txt").write_text("nothing to see\n")
+    editor, _, updates = run_script(env, workspace, fake, RENAME)
+    with editor:
+        asked = [
+            r["params"]["toolCall"]
+            for r in editor.requests
+            if r["method"] == "session/request_permission"
+        ]
+        assert [a["title"] for a in asked] == ["Run a Python script", "Edit a.py", "Edit b.py"]
+        assert (
+            "import heron_tools" in asked[0]["content"][0]["content"]["text"]
+        )  # the script, reviewed
+        assert [c["type"] for c in asked[1]["content"]] == ["diff"] and asked[1]["content"][0][
+            "newText"
+        ] == "x = NEW_NAME  # alpha-body-marker\n"
+        calls = of_kind(updates, "tool_call")
+        assert [c["name"] for c in calls] == [
+            "execute_code",
+            "search",
+            "read_file",
+            "edit_file",
+            "read_file",
+            "edit_file",
+        ]
+        assert calls[0]["kind"] == "execute"
+        assert all(final(updates, c["toolCallId"])["status"] == "completed" for c in calls)
+        assert (workspace / "a.py").read_text() == "x = NEW_NAME  # alpha-body-marker\n"
+        assert [Path(p).name for p, _ in editor.writes] == ["a.py", "b.py"]  # through the editor
+
+        output = script_output(fake)
+        assert "renamed in 2 files: a.py, b.py" in output and "status: success" in output
+        assert "alpha-body-marker" not in json.dumps(
+            fake.requests[1].body["messages"][-1]
+        )  # only the summary
+        assert editor.close() == 0
+
+
+def test_a_script_that_never_ends_is_killed_at_its_timeout(
+    env: dict[str, str], workspace: Path, fake: FakeLLM, heron_home: Path
+) -> None:
+    (heron_home / "config.toml").write_text("[code_execution]\ntimeout = 1\ngrace = 0.5\n")
+    env["HERON_MODE"] = "full-access"
+    editor, _, updates = run_script(
+        env, workspace, fake, "print('looping', flush=True)\nwhile True:\n    pass\n"
+    )
+    with editor:
+        [call] = of_kind(updates, "tool_call")
+        assert final(updates, call["toolCallId"])["status"] == "failed"
+        output = script_output(fake)
+        assert "status: timeout (killed after 1 s)" in output and "looping" in output
+
+
+def test_the_fifty_first_tool_call_is_refused(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    env["HERON_MODE"] = "full-access"
+    code = (
+        "import heron_tools as h\n"
+        "for n in range(51):\n"
+        "    try:\n"
+        "        h.find_files(glob='*.md')\n"
+        "    except h.HeronToolError as e:\n"
+        "        print('call', n + 1, 'refused:', e)\n"
+    )
+    editor, _, updates = run_script(env, workspace, fake, code)
+    with editor:
+        output = script_output(fake)
+        assert "call 51 refused: this script may make at most 50 tool calls" in output
+        assert "call 50 refused" not in output and "status: success · 50 tool calls · " in output
+        assert len(of_kind(updates, "tool_call")) == 1 + 50  # the refused call never ran
+
+
+def test_the_script_does_not_see_heron_s_secrets(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    env["HERON_MODE"] = "full-access"
+    code = "import os\nprint('token:', os.environ.get('SECRET_TOKEN'), 'key:', os.environ.get('ANTHROPIC_API_KEY'))\n"
+    editor, _, _ = run_script(env, workspace, fake, code)
+    with editor:
+        assert "token: None key: None" in script_output(fake)
+
+
+def test_project_mode_uses_the_workspace_venv_and_strict_mode_heron_s_python(
+    env: dict[str, str], workspace: Path, fake: FakeLLM, heron_home: Path
+) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(workspace / ".venv")], check=True
+    )
+    env["HERON_MODE"] = "full-access"
+    code = "import os, sys\nprint('prefix', sys.prefix)\nprint('cwd', os.getcwd())\n"
+    editor, _, _ = run_script(env, workspace, fake, code)
+    with editor:
+        output = script_output(fake)
+        assert f"prefix {workspace / '.venv'}" in output and f"cwd {workspace}" in output
+        assert "the workspace's .venv Python" in output
+
+    (heron_home / "config.toml").write_text('[code_execution]\nmode = "strict"\n')
+    fake.requests.clear()
+    editor, _, _ = run_script(env, workspace, fake, code)
+    with editor:
+        output = script_output(fake)
+        assert f"prefix {sys.prefix}" in output and f"cwd {workspace}" not in output
+
+
+def test_cancel_mid_script_ends_the_turn_and_the_script(
+    env: dict[str, str], workspace: Path, fake: FakeLLM, tmp_path: Path
+) -> None:
+    env["HERON_MODE"] = "full-access"
+    pid_file = tmp_path / "script.pid"
+    code = (
+        f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+    )
+    fake.enqueue(Reply((ToolCall("execute_code", {"code": code}),)))
+    with FakeEditor(env) as editor:
+        editor.initialize({})
+        session_id = editor.new_session(workspace)
+        editor.start_prompt(session_id, "wait", request_id="p")
+        deadline = time.monotonic() + 20
+        while not (pid_file.exists() and pid_file.read_text()):
+            assert time.monotonic() < deadline, editor.stderr[-2000:]
+            time.sleep(0.05)
+        pid = int(pid_file.read_text())
+        editor.notify("session/cancel", {"sessionId": session_id})
+        answer = editor.wait_for(lambda m: m.get("id") == "p")
+        assert answer["result"]["stopReason"] == "cancelled"
+        assert (
+            not Path(f"/proc/{pid}").exists()
+            or "Z" in Path(f"/proc/{pid}/stat").read_text().split(")")[1][:3]
+        )
