@@ -214,3 +214,27 @@ def test_cancel_mid_script_ends_the_turn_and_the_script(
             not Path(f"/proc/{pid}").exists()
             or "Z" in Path(f"/proc/{pid}/stat").read_text().split(")")[1][:3]
         )
+
+
+def test_cancelling_a_scripts_permission_question_ends_the_turn(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    (workspace / "a.py").write_text("x = OLD_NAME\n")
+    fake.enqueue(Reply((ToolCall("execute_code", {"code": RENAME}),)))
+    with FakeEditor(env) as editor:
+        editor.initialize({})
+        session_id = editor.new_session(workspace)
+        editor.answers.extend(
+            ["allow_once", "cancel"]
+        )  # run the script; cancel its edit's question
+        stop, updates = editor.prompt(session_id, "rename")
+        assert stop == "cancelled"
+        assert (workspace / "a.py").read_text() == "x = OLD_NAME\n"
+        statuses = {
+            u["toolCallId"]: u["status"]
+            for u in of_kind(updates, "tool_call_update")
+            if "status" in u
+        }
+        assert all(s in ("completed", "failed") for s in statuses.values()), (
+            statuses
+        )  # none left spinning
