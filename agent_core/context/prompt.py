@@ -27,6 +27,8 @@ TOOL_GUIDANCE = (
     "- Every edit and command is shown to the user, who may reject it: when they do, adjust.\n"
     "- Use todo to plan multi-step work and keep the plan current.\n"
     "- Run the project's tests or checks with terminal after changing code, when there are any.\n"
+    "- For work of many steps over many files, write one execute_code script that calls the "
+    "tools and prints a short summary, instead of many separate calls.\n"
     "- Paths are relative to the workspace root unless absolute."
 )
 FAMILY_GUIDANCE = {
