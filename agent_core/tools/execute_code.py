@@ -59,7 +59,7 @@ class ExecuteCode:
         run_tool: RunTool,
     ) -> None:
         self._settings, self._environment = settings, environment
-        self._tools = {python_name(name): (name, tool) for name, tool in tools.items()}
+        self._tools = tools
         self._run_tool = run_tool
         self._limits = Limits(
             settings.timeout,
@@ -123,20 +123,17 @@ class ExecuteCode:
 class _ScriptCalls:
     """One run's tool calls: each dispatched like a model's call and shown as its own."""
 
-    def __init__(
-        self, tools: Mapping[str, tuple[str, Tool]], run_tool: RunTool, context: ToolContext
-    ) -> None:
+    def __init__(self, tools: Mapping[str, Tool], run_tool: RunTool, context: ToolContext) -> None:
         self._tools, self._run_tool, self._context = tools, run_tool, context
         self._count = 0
         self._open: set[str] = set()
         self.stop: Callable[[], None] = lambda: None  # ends the run (and kills the script)
 
-    async def dispatch(self, function: str, arguments: dict[str, Any]) -> str:
-        found = self._tools.get(function) or self._tools.get(python_name(function))
-        if found is None:
+    async def dispatch(self, name: str, arguments: dict[str, Any]) -> str:
+        tool = self._tools.get(name)
+        if tool is None:
             known = ", ".join(sorted(self._tools))
-            raise ToolError(f"No tool {function!r} for scripts; available: {known}.")
-        name, tool = found
+            raise ToolError(f"No tool {name!r} for scripts; available: {known}.")
         if name == "terminal":
             arguments = {**arguments, "background": False}  # a script waits for its commands
         self._count += 1
