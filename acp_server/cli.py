@@ -23,7 +23,7 @@ from acp_server.handlers.state import (
     SessionParts,
     SessionSetup,
 )
-from acp_server.jsonrpc.connection import Connection
+from acp_server.jsonrpc.connection import SHUTDOWN_GRACE_S, Connection
 from acp_server.jsonrpc.transport import StdioTransport
 from acp_server.logs import setup_logging, trace_message
 from agent_core.config import Settings, load_settings
@@ -145,8 +145,8 @@ async def _stop_on_signal(router: AcpRouter, serving: anyio.CancelScope) -> None
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
         async for received in signals:
             log.info("%s: shutting down", received.name)
-            await router.input_closed()
-            serving.cancel()
+            await router.input_closed()  # turns stop; their answers and saves get the grace
+            serving.deadline = anyio.current_time() + SHUTDOWN_GRACE_S
             return
 
 
@@ -216,6 +216,7 @@ class _SessionWiring:
         self.mcp = McpServers(
             merge(setup.mcp_servers, settings.mcp_servers),
             setup.cwd,
+            child_environment(settings.keep_environment),
             Timeouts(settings.mcp_connect_timeout, settings.mcp_call_timeout),
             self.report,
         )

@@ -82,11 +82,17 @@ class ToolUse:
 
 
 @dataclass(frozen=True)
+class Script:
+    """Running model-written code (``execute_code``): like a command, but never the same twice,
+    so there is no "always" for it."""
+
+
+@dataclass(frozen=True)
 class LeavePlanMode:
     pass
 
 
-Action = Edit | Command | ToolUse | LeavePlanMode
+Action = Edit | Command | ToolUse | Script | LeavePlanMode
 
 
 @dataclass(frozen=True)
@@ -175,6 +181,10 @@ def decide(
             if mode == "full-access" or tool in allowed:
                 return "allow", None
             return "ask", None
+        case Script():
+            if mode == "plan":
+                return "deny", "plan mode is read-only: leave it (switch_mode) before running code"
+            return ("allow", None) if mode == "full-access" else ("ask", None)
         case LeavePlanMode():
             return "ask", None
 
@@ -283,6 +293,11 @@ def options_for(action: Action) -> tuple[Option, ...]:
 
 
 def _what(action: Action) -> str:
-    return {Edit: "edit", Command: "command", ToolUse: "tool call", LeavePlanMode: "plan"}[
-        type(action)
-    ]
+    names: dict[type[Action], str] = {
+        Edit: "edit",
+        Command: "command",
+        ToolUse: "tool call",
+        Script: "script",
+        LeavePlanMode: "plan",
+    }
+    return names[type(action)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -332,7 +333,12 @@ DEFAULT_MODELS = {
 
 def store_api_key(home: Path, provider: str, key: str) -> Path:
     """Write ``[providers.<provider>] api_key`` (and a ``model`` if none is set) into
-    ``config.toml``, readable by the user only; everything else in the file stays as it was."""
+    ``config.toml``, readable by the user only; everything else in the file stays as it was.
+
+    The new text is checked before it replaces the file (atomically): a file whose providers
+    are written in a form this does not edit (inline tables, dotted keys) is left alone.
+    """
+    import tempfile  # `heron login` only: kept off the server's start-up path
     import tomllib
 
     file = home / "config.toml"
@@ -341,27 +347,45 @@ def store_api_key(home: Path, provider: str, key: str) -> Path:
         current = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file} is not valid TOML ({exc}); fix it first") from exc
+    updated = _with_api_key(text, provider, key, add_model="model" not in current)
+    try:
+        written = tomllib.loads(updated).get("providers", {}).get(provider, {}).get("api_key")
+    except tomllib.TOMLDecodeError:
+        written = None
+    if written != key:
+        raise ConfigError(
+            f"cannot add the key to {file} without rewriting how it is written; add it by hand "
+            f'under [providers.{provider}] as api_key = "..."'
+        )
+    home.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=home, prefix=".config.")  # created 0600
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(updated)
+    Path(temp).replace(file)
+    return file
+
+
+def _with_api_key(text: str, provider: str, key: str, *, add_model: bool) -> str:
+    header = re.compile(rf'^\s*\[\s*providers\s*\.\s*("?){re.escape(provider)}\1\s*\]\s*(#.*)?$')
     line = f"api_key = {_toml_string(key)}"
-    header = f"[providers.{provider}]"
     lines = text.splitlines()
-    if header in (stripped := [raw.strip() for raw in lines]):
-        start = stripped.index(header) + 1
-        end = next((i for i in range(start, len(lines)) if stripped[i].startswith("[")), len(lines))
-        existing = [i for i in range(start, end) if stripped[i].split("=")[0].strip() == "api_key"]
+    start = next((i + 1 for i, raw in enumerate(lines) if header.match(raw)), None)
+    if start is None:
+        lines += (
+            ["", f"[providers.{provider}]", line] if lines else [f"[providers.{provider}]", line]
+        )
+    else:
+        end = next(
+            (i for i in range(start, len(lines)) if lines[i].lstrip().startswith("[")), len(lines)
+        )
+        existing = [i for i in range(start, end) if re.match(r"\s*api_key\s*=", lines[i])]
         if existing:
             lines[existing[0]] = line
         else:
             lines.insert(start, line)
-    else:
-        lines += ["", header, line] if lines else [header, line]
-    if "model" not in current:
+    if add_model:
         lines.insert(0, f"model = {_toml_string(DEFAULT_MODELS[provider])}")
-    home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    file.chmod(0o600)  # an existing file keeps its mode through O_CREAT
-    return file
+    return "\n".join(lines) + "\n"
 
 
 def _toml_string(value: str) -> str:

@@ -25,6 +25,7 @@ import anyio.abc
 from agent_core.errors import ToolError
 
 KILL_GRACE_S = 2.0
+EXIT_POLL_S = 0.02
 Started = Callable[[str | None], Awaitable[None]]  # told the editor terminal id, if any
 
 
@@ -182,6 +183,15 @@ async def terminate_group(process: anyio.abc.Process, grace: float) -> None:
             await process.wait()
     signal_group(process.pid, signal.SIGKILL)  # stragglers that left the leader behind
     await process.wait()
+
+
+async def exited(process: anyio.abc.Process, timeout: float) -> bool:  # noqa: ASYNC109
+    """Whether ``process`` exits within ``timeout`` seconds. Polls the return code: ``wait()``
+    would also wait for the pipes, which a leftover child may hold open."""
+    with anyio.move_on_after(timeout):
+        while process.returncode is None:  # noqa: ASYNC110 - nothing to wait on but the code
+            await anyio.sleep(EXIT_POLL_S)
+    return process.returncode is not None
 
 
 def signal_group(pgid: int, sig: signal.Signals) -> None:

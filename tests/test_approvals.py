@@ -11,6 +11,7 @@ from agent_core.approvals import (
     Command,
     Edit,
     LeavePlanMode,
+    Script,
     ToolUse,
     command_prefix,
     decide,
@@ -150,9 +151,15 @@ MCP_READ = ToolUse("mcp__db__query", "db: query", read_only=True)
         ("full-access", MCP_WRITE, "allow"),
         ("plan", MCP_WRITE, "deny"),
         ("plan", MCP_READ, "ask"),
+        ("ask", Script(), "ask"),
+        ("accept-edits", Script(), "ask"),
+        ("full-access", Script(), "allow"),
+        ("plan", Script(), "deny"),
     ],
 )
-def test_policy(mode: str, action: Edit | Command | ToolUse | LeavePlanMode, verdict: str) -> None:
+def test_policy(
+    mode: str, action: Edit | Command | ToolUse | Script | LeavePlanMode, verdict: str
+) -> None:
     assert decide(mode, action)[0] == verdict  # type: ignore[arg-type]
 
 
@@ -207,6 +214,7 @@ def test_mcp_tools_are_remembered_by_name_apart_from_commands(tmp_path: Path) ->
     assert decide("plan", MCP_WRITE, allowed=tools)[0] == "deny"  # plan mode stays read-only
     assert decide("full-access", MCP_WRITE, rejected=tools)[0] == "deny"
     assert options_for(MCP_WRITE)[1].name == "Always allow db: insert here"
+    assert [o.kind for o in options_for(Script())] == ["allow_once", "reject_once"]  # no "always"
     file = tmp_path / "permissions.json"
     JsonRuleStore(file, Path("/w")).remember("mcp__db__insert", allow=True, category="tools")
     JsonRuleStore(file, Path("/w")).remember(

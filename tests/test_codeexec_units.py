@@ -34,7 +34,8 @@ def test_stub_functions_mirror_the_tools_schemas() -> None:
     assert python_name("mcp__my-server__get.item") == "mcp__my_server__get_item"
     assert python_name("class") == "class_"
     source = render(
-        [SEARCH, StubTool("mcp__db__query", 'Run """SQL""" \\ safely.', {})], "/tmp/x/tools.sock"
+        [SEARCH, StubTool("mcp__db__query", 'Run """SQL""" \\ safely on "db"', {})],
+        "/tmp/x/tools.sock",
     )
     tree = ast.parse(source, feature_version=(3, 8))  # it runs on the workspace's Python
     functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}

@@ -276,3 +276,45 @@ def test_nothing_reaches_the_editor_before_a_sessions_response(
             ]
             assert updates and min(updates) > order.index(response)
         assert "result" in resumed
+
+
+def test_login_edits_only_config_files_it_can_edit_safely(user: dict[str, str]) -> None:
+    config = Path(user["HERON_HOME"]) / "config.toml"
+    config.write_text(
+        'model = "anthropic:x"\n[providers.anthropic] # work account\napi_key = "old"\nbase_url = "https://b"\n'
+    )
+    config.chmod(0o644)
+    assert heron(user, "login", "--provider", "anthropic", stdin="new-key\n").returncode == 0
+    assert (
+        config.read_text()
+        == 'model = "anthropic:x"\n[providers.anthropic] # work account\napi_key = "new-key"\nbase_url = "https://b"\n'
+    )
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    inline = '[providers]\nanthropic = { api_key = "old" }\n'
+    config.write_text(inline)
+    refused = heron(user, "login", "--provider", "anthropic", stdin="new-key\n")
+    assert refused.returncode == 1 and "add it by hand" in refused.stdout
+    assert config.read_text() == inline
+
+
+def test_setup_again_updates_the_command_and_keeps_the_users_settings(
+    user: dict[str, str], tmp_path: Path
+) -> None:
+    real = tmp_path / "dotfiles" / "zed-settings.json"
+    real.parent.mkdir()
+    real.write_text(
+        '{\n  "agent_servers": {\n    "Heron": {\n      "command": "/old/heron", // before a reinstall\n      "args": ["acp"],\n      "env": {"HERON_MODEL": "openai:gpt-5"},\n      "default_mode": "plan"\n    }\n  }\n}\n'
+    )
+    settings = Path(user["XDG_CONFIG_HOME"]) / "zed" / "settings.json"
+    settings.parent.mkdir()
+    settings.symlink_to(real)  # a dotfiles setup
+    assert heron(user, "setup", "zed").returncode == 0
+    assert settings.is_symlink()
+    entry = jsonc.loads(real.read_text())["agent_servers"]["Heron"]
+    assert entry == {
+        "type": "custom",
+        "command": HERON,
+        "args": ["acp"],
+        "env": {"HERON_MODEL": "openai:gpt-5"},
+        "default_mode": "plan",
+    }

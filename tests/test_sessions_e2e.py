@@ -369,3 +369,39 @@ def test_a_fork_diverges_without_touching_its_parent(
 
 def _said(view: list[dict[str, Any]]) -> list[str]:
     return [u["content"]["text"] for u in view if u["sessionUpdate"] == "user_message_chunk"]
+
+
+def test_a_terminated_agent_saves_the_reply_it_was_writing(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    """SIGTERM (an editor closing) ends the turn like a cancel: what arrived is kept and saved."""
+    slow = scripted(agent_env, tmp_path, [{"text": "an answer cut short"}, {"sleep": 60}])
+    with RawAgent(slow) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        agent.start_prompt(session_id, "a question", request_id="p")
+        agent.wait_for(
+            lambda m: (
+                m.get("method") == "session/update"
+                and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+            )
+        )
+        time.sleep(0.2)
+        agent.proc.terminate()
+        assert agent.proc.wait(timeout=10) == 0
+        answer = agent.wait_for(lambda m: m.get("id") == "p")
+        assert answer["result"]["stopReason"] == "cancelled"  # the prompt is answered, too
+    with RawAgent(slow) as agent:
+        agent.initialize()
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "l",
+                "method": "session/load",
+                "params": {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []},
+            }
+        )
+        replayed, response = updates_before(agent, "l")
+    assert "result" in response
+    texts = [u["content"]["text"] for u in replayed if u["sessionUpdate"] == "agent_message_chunk"]
+    assert "".join(texts) == "an answer cut short"

@@ -45,7 +45,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
     except UnsupportedContent as exc:
         raise RpcError.invalid_params(str(exc)) from None
     async with session.turn_lock:
-        await _wait_for_mcp_servers(session)
+        await _wait_for_mcp_servers(state, session)
         if session.cancellations != ticket:  # cancelled while queued: do not run stale work
             return {"stopReason": "cancelled"}
         session.parts.transcript.user_prompt(blocks)
@@ -118,9 +118,11 @@ async def _run_turn(
     return "cancelled" if scope.cancelled_caught else stop
 
 
-async def _wait_for_mcp_servers(session: Session) -> None:
+async def _wait_for_mcp_servers(state: ServerState, session: Session) -> None:
     """The first turn's tools include every MCP server that starts within its connect timeout;
     ``session/cancel`` stops the wait at once."""
+    if state.background is not None:  # a prompt that beat the reply's follow-up starts them
+        session.parts.mcp.start(state.background)
     with anyio.CancelScope() as waiting:
         session.turn_scope = waiting
         await session.parts.mcp.ready()

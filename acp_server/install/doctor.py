@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 from acp_server import __version__
 from acp_server.install import jsonc
@@ -67,8 +67,7 @@ def _editor(editor: Editor, say: Any) -> None:
     except (OSError, jsonc.JsoncError) as exc:
         say(PROBLEM, f"{editor.title}: cannot read {file}: {exc}")
         return
-    for part in editor.key:
-        value = cast(dict[str, Any], value).get(part) if isinstance(value, dict) else None
+    value = jsonc.member(value, editor.key)
     command = editor.command_of(value) if value is not None else None
     if command is None:
         say(NOTE, f"{editor.title}: no Heron entry in {file} (`heron setup {editor.name}`)")

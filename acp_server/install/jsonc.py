@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 TOKEN = re.compile(
     r"""
@@ -51,6 +51,13 @@ def loads(text: str) -> Any:
         return {}
     parser = _Parser(text, tokens)
     return parser.value_of(parser.parse())
+
+
+def member(value: Any, path: tuple[str, ...]) -> Any:
+    """``value[path[0]][path[1]]...``, or None where the path leads nowhere."""
+    for key in path:
+        value = cast(dict[str, Any], value).get(key) if isinstance(value, dict) else None
+    return value
 
 
 def parse(text: str) -> Node:

@@ -27,10 +27,10 @@ def run_setup(editor: Editor, out: TextIO, *, dry_run: bool) -> int:
         return 1
     entry = editor.entry(heron)
     snippet = json.dumps(jsonc.nest(editor.key, entry), indent=2)
-    file = editor.settings
+    file = editor.settings.resolve()  # a symlinked settings file is edited where it lives
     text = file.read_text(encoding="utf-8") if file.exists() else ""
     try:
-        updated = jsonc.set_member(text, editor.key, entry)
+        updated = _merged(text, editor.key, entry)
     except jsonc.JsoncError as exc:
         out.write(
             f"Not changing {file}: it cannot be read as JSON ({exc}).\n"
@@ -51,6 +51,18 @@ def run_setup(editor: Editor, out: TextIO, *, dry_run: bool) -> int:
         out.write(f"The previous file is kept as {backup}.\n")
     out.write(f"Next: {editor.next_step}\n")
     return 0
+
+
+def _merged(text: str, key: tuple[str, ...], entry: object) -> str:
+    """``text`` with the entry at ``key``; an entry that is there already keeps what the user
+    added to it (its ``env``, its ``default_mode``): only the fields Heron owns are set."""
+    existing = jsonc.member(jsonc.loads(text), key)
+    if not (isinstance(existing, dict) and isinstance(entry, dict)):
+        return jsonc.set_member(text, key, entry)
+    for field in ("type", "command", "args"):
+        if field in entry:
+            text = jsonc.set_member(text, (*key, field), entry[field])
+    return text
 
 
 def _back_up(file: Path) -> Path:

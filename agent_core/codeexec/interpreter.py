@@ -52,19 +52,23 @@ async def project_interpreter(workspace: Path, environment: Mapping[str, str]) -
             if origin != "the workspace's .venv":
                 problems.append(f"{origin} has no {python}")
             continue
-        problem = await _unusable(python)
+        problem = await _unusable(python, workspace, environment)
         if problem is None:
             return Interpreter(python, origin)
         problems.append(f"{origin} ({python}) {problem}")
     return own_interpreter("; ".join(problems) or None)
 
 
-async def _unusable(python: Path) -> str | None:
-    """Why ``python`` cannot run scripts, or None."""
+async def _unusable(python: Path, cwd: Path, environment: Mapping[str, str]) -> str | None:
+    """Why ``python`` cannot run scripts, or None. It runs as scripts will: scrubbed environment."""
     try:
         with anyio.fail_after(PROBE_TIMEOUT_S):
             done = await anyio.run_process(
-                [str(python), "-c", PROBE], check=False, stderr=subprocess.STDOUT
+                [str(python), "-c", PROBE],
+                check=False,
+                stderr=subprocess.STDOUT,
+                cwd=cwd,
+                env=dict(environment),
             )
     except TimeoutError:
         return f"did not start within {PROBE_TIMEOUT_S:g} s"

@@ -4,6 +4,7 @@ server beside it, and the interpreter in its own process group, inside its limit
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -17,9 +18,10 @@ import anyio.abc
 from agent_core.codeexec.interpreter import Interpreter
 from agent_core.codeexec.rpc import Dispatch, ToolCallServer
 from agent_core.codeexec.stub import StubTool, render
-from agent_core.terminal import terminate_group
+from agent_core.terminal import exited, signal_group, terminate_group
 
 Status = Literal["success", "error", "timeout", "interrupted"]
+DRAIN_S = 1.0  # after the script: how long its output may take to arrive
 _Outcome = tuple[Status, "int | None", "_Capped", "_Capped"]  # status, exit code, stdout, stderr
 
 
@@ -111,21 +113,25 @@ async def _run(command: list[str], cwd: Path, env: dict[str, str], limits: Limit
     )
     output = _Capped(limits.max_output, keep="head")
     stderr = _Capped(limits.max_stderr, keep="tail")
-    waiting = anyio.move_on_after(limits.timeout)
+    timed_out = False
     try:
         async with anyio.create_task_group() as pumps:
             assert process.stdout is not None and process.stderr is not None
             pumps.start_soon(output.pump, process.stdout)
             pumps.start_soon(stderr.pump, process.stderr)
-            with waiting:
-                await process.wait()
-            if waiting.cancelled_caught:
+            timed_out = not await exited(process, limits.timeout)
+            if timed_out:
                 await terminate_group(process, limits.grace)
+            signal_group(process.pid, signal.SIGKILL)  # what the script left running goes too
+            with anyio.move_on_after(DRAIN_S):  # what it printed last; a child that left the
+                await output.done.wait()  # group may hold the pipes, so not longer
+                await stderr.done.wait()
+            pumps.cancel_scope.cancel()
     finally:
-        with anyio.CancelScope(shield=True):  # cancelled: killed at once; else its leftovers
+        with anyio.CancelScope(shield=True):  # cancelled: killed at once
             await terminate_group(process, 0)
     code = process.returncode
-    if waiting.cancelled_caught:
+    if timed_out:
         return "timeout", None, output, stderr
     if code is not None and code < 0:
         return "interrupted", None, output, stderr
@@ -149,6 +155,7 @@ class _Capped:
     def __init__(self, limit: int, *, keep: Literal["head", "tail"]) -> None:
         self.limit, self.keep, self.total = limit, keep, 0
         self._data = bytearray()
+        self.done = anyio.Event()  # the stream ended
 
     async def pump(self, stream: anyio.abc.ByteReceiveStream) -> None:
         try:
@@ -161,6 +168,7 @@ class _Capped:
                     del self._data[: max(0, len(self._data) - self.limit)]
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
+        self.done.set()
 
     def text(self) -> str:
         return self._data.decode("utf-8", errors="replace")

@@ -54,10 +54,10 @@ def _function(tool: StubTool) -> str:
     else:
         names = [p.split("=")[0] for p in params.split(", ") if p]
         call = "_given(" + ", ".join(f"{n}={n}" for n in names) + ")"
-    summary = " ".join(tool.description.split())[:400].replace('"""', "'''").replace("\\", "/")
+    summary = " ".join(tool.description.split())[:400]
     return (
         f"def {python_name(tool.name)}({params}):\n"
-        f'    """{summary}"""\n'
+        f"    {summary!r}\n"  # a docstring written as a literal: any text is safe in it
         f"    return _call({tool.name!r}, {call})\n"
     )
 

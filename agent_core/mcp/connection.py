@@ -14,7 +14,7 @@ import logging
 import math
 import os
 import tempfile
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +37,6 @@ Report = Callable[[NoticeRaised], Awaitable[None]]
 STDERR_TAIL_BYTES = 2000
 SDK_MODULES = (
     "mcp.client.client",
-    "mcp.client.stdio",
     "mcp.client.sse",
     "mcp.client.streamable_http",
     "httpx2",
@@ -63,8 +62,16 @@ class Timeouts:
 
 
 class McpConnection:
-    def __init__(self, spec: McpServerSpec, cwd: Path, timeouts: Timeouts, report: Report) -> None:
+    def __init__(
+        self,
+        spec: McpServerSpec,
+        cwd: Path,
+        environment: Mapping[str, str],
+        timeouts: Timeouts,
+        report: Report,
+    ) -> None:
         self.spec = spec
+        self._environment = environment  # what a stdio server inherits (secrets scrubbed)
         self.tools: tuple[RemoteTool, ...] = ()
         self.problem: str | None = None  # why the server cannot be used, once it cannot
         self.settled = anyio.Event()  # connected, or given up on
@@ -158,7 +165,9 @@ class McpConnection:
 
         spec = self.spec
         if isinstance(spec, StdioServer):
-            async with Client(stdio_transport(spec, self._cwd, errlog)) as client:
+            async with Client(
+                stdio_transport(spec, self._cwd, self._environment, errlog)
+            ) as client:
                 yield client
         elif spec.transport == "sse":
             from mcp.client.sse import sse_client
@@ -196,10 +205,10 @@ class McpConnection:
         """The end of what a stdio server wrote to stderr (empty for HTTP servers)."""
         if self._errlog is None:
             return ""
-        with Path(self._errlog.name).open("rb") as f:  # the file is opened for appending
-            size = f.seek(0, os.SEEK_END)
-            f.seek(max(0, size - STDERR_TAIL_BYTES))
-            return f.read().decode("utf-8", errors="replace").strip()
+        fd = self._errlog.fileno()  # read through our own handle: the name may be gone
+        size = os.fstat(fd).st_size
+        tail = os.pread(fd, STDERR_TAIL_BYTES, max(0, size - STDERR_TAIL_BYTES))
+        return tail.decode("utf-8", errors="replace").strip()
 
 
 async def _list_tools(client: Client) -> tuple[RemoteTool, ...]:

@@ -7,7 +7,7 @@ every server that started; a server that fails or hangs costs at most the connec
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,15 +25,24 @@ log = logging.getLogger("heron.mcp")
 
 class McpServers:
     def __init__(
-        self, specs: Sequence[McpServerSpec], cwd: Path, timeouts: Timeouts, report: Report
+        self,
+        specs: Sequence[McpServerSpec],
+        cwd: Path,
+        environment: Mapping[str, str],
+        timeouts: Timeouts,
+        report: Report,
     ) -> None:
-        self.connections = tuple(McpConnection(s, cwd, timeouts, report) for s in specs)
+        self.connections = tuple(
+            McpConnection(s, cwd, environment, timeouts, report) for s in specs
+        )
         self._started = False
+        self._closed = False
         self._stopped = anyio.Event()
 
     def start(self, background: anyio.abc.TaskGroup) -> None:
-        """Connect every server, concurrently, in tasks that outlive the request (once)."""
-        if self._started:
+        """Connect every server, concurrently, in tasks that outlive the request (once; never
+        after ``close``)."""
+        if self._started or self._closed:
             return
         self._started = True
         for connection in self.connections:
@@ -44,7 +53,7 @@ class McpServers:
         try:
             async with anyio.create_task_group() as group:
                 for connection in self.connections:
-                    group.start_soon(connection.run)
+                    group.start_soon(_isolated, connection)
         finally:
             self._stopped.set()
 
@@ -74,7 +83,16 @@ class McpServers:
 
     async def close(self) -> None:
         """Stop every server and wait until their processes are gone."""
+        self._closed = True
         for connection in self.connections:
             connection.close()
         if self._started:
             await self._stopped.wait()
+
+
+async def _isolated(connection: McpConnection) -> None:
+    """A connection's task: whatever escapes it stays here, away from the server's other work."""
+    try:
+        await connection.run()
+    except Exception:  # the background boundary: one server must not stop the agent
+        log.exception("MCP server %s: unexpected failure", connection.name)

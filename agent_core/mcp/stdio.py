@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import signal
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -22,7 +22,7 @@ from anyio.abc import Process
 from anyio.streams.text import TextReceiveStream
 
 from agent_core.mcp.servers import StdioServer
-from agent_core.terminal import signal_group
+from agent_core.terminal import exited, signal_group
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
@@ -31,19 +31,18 @@ if TYPE_CHECKING:
 log = logging.getLogger("heron.mcp")
 
 EXIT_GRACE_S = 2.0  # after stdin closes, before SIGTERM; then as long again before SIGKILL
-POLL_S = 0.02
 
 
 @asynccontextmanager
 async def stdio_transport(
-    server: StdioServer, cwd: Path, errlog: TextIO
+    server: StdioServer, cwd: Path, environment: Mapping[str, str], errlog: TextIO
 ) -> AsyncGenerator[TransportStreams]:
-    from mcp.client.stdio import get_default_environment
+    """``environment`` is Heron's with secrets scrubbed; the server's own ``env`` goes on top."""
     from mcp.shared.message import SessionMessage
 
     process = await anyio.open_process(
         [server.command, *server.args],
-        env=get_default_environment() | dict(server.env),  # no keys of ours, only the server's
+        env={**environment, **server.env},
         cwd=cwd,
         stderr=errlog,
         start_new_session=True,  # its own process group, so all of it can be stopped
@@ -90,21 +89,13 @@ async def stop(process: Process) -> None:
     for sent in (None, signal.SIGTERM, signal.SIGKILL):
         if sent is not None:
             signal_group(process.pid, sent)
-        if await _exited(process, EXIT_GRACE_S):
+        if await exited(process, EXIT_GRACE_S):
             break
     signal_group(process.pid, signal.SIGKILL)  # whatever the server left behind
     for pipe in (process.stdout, process.stderr):
         if pipe is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await pipe.aclose()
-
-
-async def _exited(process: Process, timeout: float) -> bool:  # noqa: ASYNC109
-    """Polls: ``wait()`` would also wait for pipes a leftover child may hold open."""
-    with anyio.move_on_after(timeout):
-        while process.returncode is None:  # noqa: ASYNC110 - nothing to wait on but the code
-            await anyio.sleep(POLL_S)
-    return process.returncode is not None
 
 
 def _parse(line: str) -> SessionMessage | Exception:

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import ApprovalCancelled, ApprovalRequest, ToolUse, options_for
+from agent_core.approvals import ApprovalCancelled, ApprovalRequest, Script, options_for
 from agent_core.codeexec.interpreter import Interpreter, own_interpreter, project_interpreter
 from agent_core.codeexec.runner import Limits, ScriptRun, run_script
 from agent_core.codeexec.stub import StubTool, python_name, signature
@@ -80,7 +80,7 @@ class ExecuteCode:
     async def run(self, arguments: ExecuteCodeArguments, context: ToolContext) -> str:
         script = TextContent(f"```python\n{arguments.code.rstrip()}\n```")
         await context.report(ToolCallUpdated(context.call_id, content=(script,)))
-        action = ToolUse(self.name, TITLE)
+        action = Script()
         request = ApprovalRequest(context.call_id, TITLE, "execute", options_for(action), (script,))
         if refusal := await context.permissions.check(action, request):
             raise ToolError(refusal)
