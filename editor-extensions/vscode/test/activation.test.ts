@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { beforeEach, test } from "node:test";
 import { activate, deactivate } from "../src/extension";
 import { PROPOSAL_SCHEME } from "../src/permissionPrompt";
-import { stub, Uri } from "./vscodeStub";
+import { Position, Range, stub, TextDocument, Uri } from "./vscodeStub";
 
 const HERON_BIN = process.env.HERON_BIN ?? resolve("../../.venv/bin/heron");
 const skip = existsSync(HERON_BIN) ? false : `heron not found at ${HERON_BIN} (set HERON_BIN, or run \`make setup\`)`;
@@ -90,6 +90,10 @@ test("a prompt typed in the chat view streams back into it, with the edit review
     JSON.stringify({
       rules: [
         {
+          match: "what does this line say",
+          replies: [[{ text: "That line says **ship it**." }]],
+        },
+        {
           match: "fill in the notes",
           replies: [
             [{ tool_call: { name: "read_file", arguments: { path: "notes.md" } } }],
@@ -104,6 +108,7 @@ test("a prompt typed in the chat view streams back into it, with the edit review
   stub.config.set("heron.path", HERON_BIN);
   stub.config.set("heron.model", `scripted:${script}`);
   stub.config.set("heron.mode", "ask");
+  stub.config.set("heron.traceTraffic", true);
   stub.workspaceFolders = [{ uri: Uri.file(ws) }];
   stub.ui.answerMessage = (_message, items) => (items.includes("Apply") ? "Apply" : undefined);
 
@@ -137,6 +142,24 @@ test("a prompt typed in the chat view streams back into it, with the edit review
     await stub.commands.get("heron.switchMode")?.();
     assert.deepEqual(stub.quickPicks.at(-1), ["Ask", "Accept edits", "Plan", "Full access"]);
     assert.ok(status.text.endsWith("(plan)"), status.text);
+
+    // Ask About Selection: the selected line goes as an embedded resource naming its range.
+    const notes = new TextDocument(Uri.file(join(ws, "notes.md")), readFileSync(join(ws, "notes.md"), "utf8"), "markdown");
+    const line = new Range(new Position(2, 0), new Position(2, 13));
+    stub.activeEditor = { document: notes, selection: Object.assign(line, { isEmpty: false }) };
+    stub.ui.answerInput = () => "what does this line say?";
+    await stub.commands.get("heron.askAboutSelection")?.();
+    await until("the answer about the selection", () => view.renderedItems().some((h) => h.includes("That line says")));
+    const sent = stub.outputLines.find((l) => l.includes("session/prompt") && l.includes('"resource"'));
+    assert.ok(sent?.includes(`notes.md#L3"`) && sent.includes("todo: ship it"), sent);
+
+    // Load Session: pick the saved session; its conversation is replayed into the chat.
+    await until("the ready state", () => status.text.includes("ready"));
+    stub.ui.answerQuickPick = (labels) => labels[0];
+    await stub.commands.get("heron.loadSession")?.();
+    await until("the replayed first prompt", () => view.renderedItems()[0]?.includes("Please fill in the notes") ?? false);
+    assert.ok(view.posted.filter((m) => m.type === "reset").length >= 2, "the chat was reset before the replay");
+    assert.ok(view.renderedItems().some((h) => h.includes("That line says")));
   } finally {
     await deactivate();
   }

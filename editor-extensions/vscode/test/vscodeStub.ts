@@ -125,6 +125,12 @@ export interface StubTerminal {
 type ContentProvider = { provideTextDocumentContent(uri: Uri): string };
 
 /** What the tests steer and inspect. */
+/** An editor with a selection (lines and characters 0-based, as in VS Code). */
+export interface StubEditor {
+  document: TextDocument;
+  selection: Range & { isEmpty: boolean };
+}
+
 export const stub = {
   documents: [] as TextDocument[],
   appliedEdits: [] as WorkspaceEdit[],
@@ -145,7 +151,10 @@ export const stub = {
     /** Picks a button of an information message; undefined = dismissed. */
     answerMessage: (_message: string, _items: string[]): string | undefined => undefined,
     answerQuickPick: (_items: string[]): string | undefined => undefined,
+    /** What the user types into an input box; undefined = dismissed. */
+    answerInput: (): string | undefined => undefined,
   },
+  activeEditor: undefined as StubEditor | undefined,
   /** The text a content provider serves for a virtual URI. */
   virtualText(uri: Uri): string | undefined {
     return stub.providers.get(uri.scheme)?.provideTextDocumentContent(uri);
@@ -166,6 +175,8 @@ export const stub = {
     stub.workspaceFolders = undefined;
     stub.ui.answerMessage = () => undefined;
     stub.ui.answerQuickPick = () => undefined;
+    stub.ui.answerInput = () => undefined;
+    stub.activeEditor = undefined;
   },
 };
 
@@ -281,8 +292,10 @@ export const window = {
     const answer = stub.ui.answerQuickPick(labels);
     return Promise.resolve(items.find((_item, index) => labels[index] === answer));
   },
-  showInputBox: (): Promise<string | undefined> => Promise.resolve(undefined),
-  activeTextEditor: undefined,
+  showInputBox: (): Promise<string | undefined> => Promise.resolve(stub.ui.answerInput()),
+  get activeTextEditor(): StubEditor | undefined {
+    return stub.activeEditor;
+  },
   createOutputChannel: (_name: string) => ({
     appendLine: (line: string) => stub.outputLines.push(line),
     show: () => undefined,
