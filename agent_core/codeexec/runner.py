@@ -18,20 +18,12 @@ import anyio.abc
 from agent_core.codeexec.interpreter import Interpreter
 from agent_core.codeexec.rpc import Dispatch, ToolCallServer
 from agent_core.codeexec.stub import StubTool, render
+from agent_core.config import CodeExecutionSettings
 from agent_core.terminal import exited, signal_group, terminate_group
 
 Status = Literal["success", "error", "timeout", "interrupted"]
 DRAIN_S = 1.0  # after the script: how long its output may take to arrive
 _Outcome = tuple[Status, "int | None", "_Capped", "_Capped"]  # status, exit code, stdout, stderr
-
-
-@dataclass(frozen=True)
-class Limits:
-    timeout: float = 300.0  # seconds, then SIGTERM to the group
-    grace: float = 5.0  # seconds between SIGTERM and SIGKILL
-    max_output: int = 50_000  # bytes of stdout kept
-    max_stderr: int = 10_000  # bytes of stderr kept (the end), shown on failure
-    max_tool_calls: int = 50
 
 
 @dataclass(frozen=True)
@@ -44,7 +36,7 @@ class ScriptRun:
     duration: float
     output_bytes: int  # all the script printed; more than ``output`` holds when truncated
 
-    def report(self, limits: Limits, interpreter: Interpreter) -> str:
+    def report(self, limits: CodeExecutionSettings, interpreter: Interpreter) -> str:
         """What the model reads: the status line, what the script printed, and why it failed."""
         status = self.status
         if status == "error":
@@ -74,7 +66,7 @@ async def run_script(
     interpreter: Interpreter,
     workspace: Path | None,  # the working directory; None: the run's temp dir (strict mode)
     environment: Mapping[str, str],
-    limits: Limits,
+    limits: CodeExecutionSettings,
 ) -> ScriptRun:
     temp = Path(tempfile.mkdtemp(prefix="heron-exec-"))  # mode 0700: the socket is ours alone
     try:
@@ -101,7 +93,9 @@ async def run_script(
         shutil.rmtree(temp, ignore_errors=True)
 
 
-async def _run(command: list[str], cwd: Path, env: dict[str, str], limits: Limits) -> _Outcome:
+async def _run(
+    command: list[str], cwd: Path, env: dict[str, str], limits: CodeExecutionSettings
+) -> _Outcome:
     process = await anyio.open_process(
         command,
         cwd=cwd,

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent_core.approvals import ApprovalCancelled, ApprovalRequest, Script, options_for
 from agent_core.codeexec.interpreter import Interpreter, own_interpreter, project_interpreter
-from agent_core.codeexec.runner import Limits, ScriptRun, run_script
+from agent_core.codeexec.runner import ScriptRun, run_script
 from agent_core.codeexec.stub import StubTool, python_name, signature
 from agent_core.config import CodeExecutionSettings
 from agent_core.errors import ToolError
@@ -61,18 +61,11 @@ class ExecuteCode:
         self._settings, self._environment = settings, environment
         self._tools = tools
         self._run_tool = run_tool
-        self._limits = Limits(
-            settings.timeout,
-            settings.grace,
-            settings.max_output,
-            settings.max_stderr,
-            settings.max_tool_calls,
-        )
         self._stubs = [
             StubTool(name, tool.description, tool.arguments.model_json_schema())
             for name, tool in sorted(tools.items())
         ]
-        self.description = _describe(self._stubs, self._limits)
+        self.description = _describe(self._stubs, self._settings)
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         return TITLE
@@ -101,14 +94,14 @@ class ExecuteCode:
                     if self._settings.mode == "project"
                     else None,
                     environment=self._environment,
-                    limits=self._limits,
+                    limits=self._settings,
                 )
         finally:
             with anyio.CancelScope(shield=True):
                 await calls.close_open()
         if result is None:
             raise ApprovalCancelled  # the user cancelled a question one of its calls asked
-        text = result.report(self._limits, interpreter)
+        text = result.report(self._settings, interpreter)
         await context.report(ToolCallUpdated(context.call_id, content=(script, TextContent(text))))
         if result.status != "success":
             raise ToolError(text)
@@ -180,7 +173,7 @@ def _title(tool: Tool, arguments: Mapping[str, Any]) -> str:
         return tool.name
 
 
-def _describe(stubs: list[StubTool], limits: Limits) -> str:
+def _describe(stubs: list[StubTool], limits: CodeExecutionSettings) -> str:
     functions = "\n".join(
         f"- heron_tools.{python_name(s.name)}({signature(s)}): {_first_sentence(s.description)}"
         for s in stubs
