@@ -156,11 +156,11 @@ async function main() {
 
   await runCommand("Heron: New Session");
   const readyStatus = await until(
-    'status bar "Heron: ready" after New Session',
+    'status bar "Heron: ready (ask)" after New Session',
     async () => {
       const text = await statusBarText();
       if (/error/i.test(text)) fail(`status bar shows an error after New Session: "${text}"`);
-      return /ready/i.test(text) ? text : "";
+      return /ready \(ask\)/i.test(text) ? text : ""; // the session is open, in its mode
     },
     60_000,
   );

@@ -165,12 +165,19 @@ cat >"$SCRIPT_JSON" <<EOF
 EOF
 
 json_str() { node -e 'process.stdout.write(JSON.stringify(process.argv[1]))' "$1"; }
+# heron.path, heron.model and heron.mode are machine-scoped (a cloned repository cannot set
+# them); code-server is a remote host, whose machine settings live in <user-data>/Machine.
+mkdir -p "$USER_DATA/Machine"
+cat >"$USER_DATA/Machine/settings.json" <<EOF
+{
+  "heron.path": $(json_str "$HERON_BIN"),
+  "heron.model": $(json_str "scripted:$SCRIPT_JSON"),
+  "heron.mode": "ask"
+}
+EOF
 cat >"$USER_DATA/User/settings.json" <<EOF
 {
   "security.workspace.trust.enabled": false,
-  "heron.path": $(json_str "$HERON_BIN"),
-  "heron.model": $(json_str "scripted:$SCRIPT_JSON"),
-  "heron.mode": "ask",
   "heron.traceTraffic": true,
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,

@@ -7,6 +7,8 @@
   const form = document.getElementById("composer");
   const prompt = document.getElementById("prompt");
   const cancel = document.getElementById("cancel");
+  const send = document.getElementById("send");
+  let busy = false;
 
   function nearBottom() {
     return window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
@@ -35,7 +37,9 @@
       for (const item of message.items) upsert(item.id, item.html);
       usage.innerHTML = message.usage;
     } else if (message.type === "busy") {
-      document.body.classList.toggle("busy", message.busy);
+      busy = message.busy === true;
+      document.body.classList.toggle("busy", busy);
+      send.disabled = busy; // one turn at a time
     }
     if (stick) window.scrollTo(0, document.body.scrollHeight);
   });
@@ -43,7 +47,7 @@
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const text = prompt.value.trim();
-    if (!text) return;
+    if (!text || busy) return;
     vscode.postMessage({ type: "prompt", text });
     prompt.value = "";
   });
@@ -54,5 +58,15 @@
     }
   });
   cancel.addEventListener("click", () => vscode.postMessage({ type: "cancel" }));
+  // file: links open in an editor (the webview itself cannot open them).
+  transcript.addEventListener("click", (event) => {
+    const link = event.target && event.target.closest ? event.target.closest("a[href]") : null;
+    if (!link) return;
+    const href = link.getAttribute("href") || "";
+    if (/^file:/i.test(href)) {
+      event.preventDefault();
+      vscode.postMessage({ type: "openFile", href });
+    }
+  });
   vscode.postMessage({ type: "ready" });
 })();

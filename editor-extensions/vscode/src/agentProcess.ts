@@ -1,4 +1,5 @@
-// Starts `heron acp` and stops it again (SIGTERM, then SIGKILL after a grace period).
+// Starts `heron acp` in its own process group and stops it again, with everything it started
+// (MCP servers, commands): SIGTERM to the group, then SIGKILL after a grace period.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Log } from "./log";
 
@@ -10,6 +11,19 @@ export interface AgentCommand {
 }
 
 export const KILL_GRACE_MS = 3000;
+
+/**
+ * The environment for the agent and the commands it runs: the extension host's, without the
+ * variables that make a child act as (or debug) VS Code's own Node/Electron.
+ */
+export function agentEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (name === "ELECTRON_RUN_AS_NODE" || name === "NODE_OPTIONS" || name.startsWith("VSCODE_")) continue;
+    env[name] = value;
+  }
+  return env;
+}
 
 export class AgentProcess {
   readonly child: ChildProcessWithoutNullStreams;
@@ -23,6 +37,7 @@ export class AgentProcess {
       cwd: spec.cwd,
       env: spec.env,
       stdio: ["pipe", "pipe", "pipe"],
+      detached: process.platform !== "win32", // its own process group, so stop() reaches its children
     });
     this.child.stderr.setEncoding("utf8");
     this.child.stderr.on("data", (chunk: string) => {
@@ -47,11 +62,14 @@ export class AgentProcess {
     return !this.hasExited;
   }
 
-  /** SIGTERM, then SIGKILL if the agent is still there after `graceMs`. */
+  /** SIGTERM to the agent's process group, then SIGKILL if the agent is still there after `graceMs`. */
   async stop(graceMs = KILL_GRACE_MS): Promise<void> {
-    if (!this.running) return;
+    if (!this.running) {
+      this.signalGroup("SIGKILL"); // the agent is gone; anything it left in its group goes too
+      return;
+    }
     this.child.stdin.end();
-    this.child.kill("SIGTERM");
+    this.signalGroup("SIGTERM");
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), graceMs);
@@ -59,8 +77,24 @@ export class AgentProcess {
     const result = await Promise.race([this.exited, timedOut]);
     clearTimeout(timer);
     if (result === "timeout") {
-      this.child.kill("SIGKILL");
+      this.signalGroup("SIGKILL");
       await this.exited;
+    } else {
+      this.signalGroup("SIGKILL"); // children that outlived the agent
     }
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    if (process.platform !== "win32") {
+      try {
+        process.kill(-pid, signal);
+        return;
+      } catch {
+        // the group is gone already; fall back to the process itself
+      }
+    }
+    if (this.running) this.child.kill(signal);
   }
 }

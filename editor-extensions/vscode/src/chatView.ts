@@ -7,11 +7,17 @@ import { chatHtml, makeNonce } from "./webviewHtml";
 export interface ChatActions {
   prompt(text: string): void;
   cancel(): void;
+  /** A `file:` link clicked in the chat. */
+  openFile(href: string): void;
   /** Everything to show when the view (re)opens. */
   snapshot(): { items: Item[]; usage: Usage | null; busy: boolean };
 }
 
-type FromWebview = { type: "prompt"; text: string } | { type: "cancel" } | { type: "ready" };
+type FromWebview =
+  | { type: "prompt"; text: string }
+  | { type: "cancel" }
+  | { type: "ready" }
+  | { type: "openFile"; href: string };
 
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   static readonly viewId = "heron.chat";
@@ -35,6 +41,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     view.webview.onDidReceiveMessage((message: FromWebview) => {
       if (message.type === "prompt" && typeof message.text === "string") this.actions.prompt(message.text);
       else if (message.type === "cancel") this.actions.cancel();
+      else if (message.type === "openFile" && typeof message.href === "string") this.actions.openFile(message.href);
       else if (message.type === "ready") {
         const { items, usage, busy } = this.actions.snapshot();
         this.post({ type: "reset" });

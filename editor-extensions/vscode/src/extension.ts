@@ -1,13 +1,13 @@
 // Entry point: wires the session controller to VS Code (commands, chat view, status bar).
 import * as vscode from "vscode";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
-import type { AgentCommand } from "./agentProcess";
+import { agentEnv, type AgentCommand } from "./agentProcess";
 import { ChatViewProvider } from "./chatView";
 import { VscodeFsHandler } from "./fsHandler";
 import type { Log } from "./log";
 import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "./permissionPrompt";
-import { selectionPrompt } from "./selection";
-import { describe, SessionController, type SessionState } from "./session";
+import { selectionLines, selectionPrompt } from "./selection";
+import { describe, SessionController, TurnInProgressError, type SessionState } from "./session";
 import { StatusBar } from "./statusBar";
 import { VscodeTerminalHandler } from "./terminals";
 
@@ -17,13 +17,22 @@ function settings(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration("heron");
 }
 
+/** The first workspace folder; Heron works in a folder, never in the extension host's cwd. */
 function workspaceRoot(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
-  return folder ? folder.uri.fsPath : process.cwd();
+  if (!folder) throw new NoWorkspaceError();
+  return folder.uri.fsPath;
+}
+
+class NoWorkspaceError extends Error {
+  constructor() {
+    super("open a folder first: Heron works in the first folder of the workspace.");
+    this.name = "NoWorkspaceError";
+  }
 }
 
 function agentCommand(): AgentCommand {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env = agentEnv(process.env);
   const model = settings().get<string>("model", "").trim();
   if (model) env.HERON_MODEL = model;
   return { command: settings().get<string>("path", "heron") || "heron", args: ["acp"], cwd: workspaceRoot(), env };
@@ -62,24 +71,42 @@ export function activate(context: vscode.ExtensionContext): void {
       },
       onItems: (items) => chat.showItems(items, session.transcript.usage),
       onReset: () => chat.reset(),
+      onMode: (modeId) => status.show(state, undefined, modeId),
     },
   });
   controller = session;
 
   const report = (err: unknown): void => {
+    if (err instanceof TurnInProgressError) {
+      void vscode.window.showInformationMessage(`Heron: ${err.message}`);
+      return;
+    }
     const message = describe(err);
     log.info(`error: ${message}`);
     void vscode.window.showErrorMessage(`Heron: ${message}`);
   };
+  /** One turn at a time: a prompt while one runs is refused with a short message. */
   const send = (blocks: ContentBlock[], display: string): void => {
+    if (session.busy) {
+      report(new TurnInProgressError());
+      return;
+    }
+    let cwd: string;
+    try {
+      cwd = workspaceRoot();
+    } catch (err) {
+      report(err);
+      return;
+    }
     chat.reveal();
-    session.prompt(blocks, display, workspaceRoot()).then((stopReason) => {
+    session.prompt(blocks, display, cwd).then((stopReason) => {
       if (stopReason !== "end_turn") log.info(`turn ended: ${stopReason}`);
     }, report);
   };
 
   const chat = new ChatViewProvider(context.extensionUri, {
     prompt: (text) => send([{ type: "text", text }], text),
+    openFile: (href) => void openFileLink(href).catch(report),
     cancel: () => void session.cancel().catch(report),
     snapshot: () => ({
       items: session.transcript.items,
@@ -109,6 +136,10 @@ export function activate(context: vscode.ExtensionContext): void {
         void vscode.window.showInformationMessage("Heron: select some text first.");
         return;
       }
+      if (session.busy) {
+        report(new TurnInProgressError());
+        return;
+      }
       const question = await vscode.window.showInputBox({ prompt: "Ask Heron about the selection" });
       if (!question) return;
       const { selection, document } = editor;
@@ -117,8 +148,7 @@ export function activate(context: vscode.ExtensionContext): void {
         path: vscode.workspace.asRelativePath(document.uri),
         languageId: document.languageId,
         text: document.getText(selection),
-        startLine: selection.start.line + 1,
-        endLine: selection.end.line + 1,
+        ...selectionLines(selection),
         question,
       });
       send(blocks, display);
@@ -177,4 +207,14 @@ export function activate(context: vscode.ExtensionContext): void {
 export async function deactivate(): Promise<void> {
   await controller?.stop();
   controller = undefined;
+}
+
+/** A `file:` link clicked in the chat: opened in an editor, at the line its `#L<n>` names. */
+async function openFileLink(href: string): Promise<void> {
+  const url = new URL(href);
+  if (url.protocol !== "file:") return;
+  const line = /^#L(\d+)/.exec(url.hash)?.[1];
+  const uri = vscode.Uri.file(decodeURIComponent(url.pathname));
+  const at = line === undefined ? undefined : new vscode.Position(Math.max(0, Number(line) - 1), 0);
+  await vscode.window.showTextDocument(uri, at ? { selection: new vscode.Range(at, at) } : {});
 }

@@ -35,7 +35,8 @@ export class VscodeFsHandler implements FsHandler {
       const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
       edit.replace(uri, whole, params.content);
     } else {
-      edit.createFile(uri, { ignoreIfExists: true });
+      // overwrite: if the file appeared since we looked, it is replaced, not appended to.
+      edit.createFile(uri, { overwrite: true });
       edit.insert(uri, new vscode.Position(0, 0), params.content);
     }
     if (!(await vscode.workspace.applyEdit(edit))) {

@@ -18,25 +18,36 @@ const SAFE_LINK = /^(https?:|mailto:|file:)/i;
 
 /** Inline formatting on one line of raw text: code spans, links, bold, italic. */
 export function renderInline(raw: string): string {
-  const codeSpans: string[] = [];
-  // Pull code spans out first so nothing inside them is formatted.
-  // U+E000 (private use) marks where code spans go back; drop any the agent sent.
-  const withoutCode = raw.replace(/\uE000/g, "").replace(/`([^`\n]+)`/g, (_m, code: string) => {
-    codeSpans.push(`<code>${escapeHtml(code)}</code>`);
-    return `\uE000${codeSpans.length - 1}\uE000`;
-  });
+  // Code spans and links are pulled out first, so nothing inside them (or inside a link's
+  // href) is formatted. U+E000 (private use) marks where they go back; drop any the agent sent.
+  const held: string[] = [];
+  const hold = (html: string): string => {
+    held.push(html);
+    return `\uE000${held.length - 1}\uE000`;
+  };
+  const withoutCode = raw.replace(/\uE000/g, "").replace(/`([^`\n]+)`/g, (_m, code: string) =>
+    hold(`<code>${escapeHtml(code)}</code>`),
+  );
   let html = escapeHtml(withoutCode);
   html = html.replace(/\[([^\]\n]+)\]\(([^)\s]+)\)/g, (_m, label: string, href: string) => {
     // `href` is already escaped; unescape only to test the scheme.
     const plain = href.replace(/&amp;/g, "&");
     if (!SAFE_LINK.test(plain)) return `${label} (${href})`;
-    return `<a href="${href}">${label}</a>`;
+    return hold(`<a href="${href}">${emphasis(label)}</a>`);
   });
+  html = emphasis(html);
+  // Placeholders can nest (a code span inside a link label): put back until none are left.
+  for (let i = 0; i < 3 && html.includes("\uE000"); i++) {
+    html = html.replace(/\uE000(\d+)\uE000/g, (_m, n: string) => held[Number(n)] ?? "");
+  }
+  return html;
+}
+
+function emphasis(html: string): string {
   html = html.replace(/\*\*([^*\n]+)\*\*/g, "<strong>$1</strong>");
   html = html.replace(/__([^_\n]+)__/g, "<strong>$1</strong>");
   html = html.replace(/(^|[^*\w])\*([^*\n]+)\*(?!\w)/g, "$1<em>$2</em>");
-  html = html.replace(/(^|[^_\w])_([^_\n]+)_(?!\w)/g, "$1<em>$2</em>");
-  return html.replace(/\uE000(\d+)\uE000/g, (_m, i: string) => codeSpans[Number(i)] ?? "");
+  return html.replace(/(^|[^_\w])_([^_\n]+)_(?!\w)/g, "$1<em>$2</em>");
 }
 
 type Block =

@@ -3,7 +3,7 @@
 import { stat } from "node:fs/promises";
 import * as vscode from "vscode";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
-import { diffChoices, findDiff, outcomeFor, plainChoices } from "./permissions";
+import { diffChoices, findDiff, outcomeFor, plainChoices, type PermissionChoice } from "./permissions";
 import type { PermissionPrompter } from "./session";
 
 export const PROPOSAL_SCHEME = "heron-proposal";
@@ -37,20 +37,31 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-/** Resolves with the label, or undefined when dismissed or when `signal` aborts. */
-function untilAborted<T>(promise: Thenable<T | undefined>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
+const ABORTED = Symbol("aborted");
+
+/** The user's answer (undefined: dismissed), or "aborted" when `signal` aborts first. */
+function untilAborted<T>(promise: Thenable<T | undefined>, signal: AbortSignal): Promise<T | undefined | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
   return new Promise((resolve) => {
-    const onAbort = (): void => resolve(undefined);
+    const onAbort = (): void => resolve(ABORTED);
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(
       (value) => {
         signal.removeEventListener("abort", onAbort);
-        resolve(value);
+        resolve(signal.aborted ? ABORTED : value);
       },
-      () => resolve(undefined),
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(signal.aborted ? ABORTED : undefined);
+      },
     );
   });
+}
+
+/** Dismissed (Escape, the dialog's Cancel): a "no", not a cancelled turn. Aborted: cancelled. */
+function answer(picked: string | undefined | typeof ABORTED, choices: readonly PermissionChoice[]): RequestPermissionResponse {
+  if (picked === ABORTED) return { outcome: { outcome: "cancelled" } };
+  return outcomeFor(picked, choices);
 }
 
 export class VscodePermissionPrompter implements PermissionPrompter {
@@ -68,7 +79,7 @@ export class VscodePermissionPrompter implements PermissionPrompter {
         ),
         signal,
       );
-      return outcomeFor(picked, choices);
+      return answer(picked, choices);
     }
 
     // Left: the current content (the live document when the file exists); right: the proposal.
@@ -85,11 +96,17 @@ export class VscodePermissionPrompter implements PermissionPrompter {
         preview: true,
       });
       const choices = diffChoices(params.options);
+      // Modal: it cannot be missed or hidden behind the diff editor. Its own Cancel (or Escape)
+      // resolves undefined, which answers the agent's reject option.
       const picked = await untilAborted(
-        vscode.window.showInformationMessage(`Heron: ${title}`, ...choices.map((c) => c.label)),
+        vscode.window.showInformationMessage(
+          `Heron: ${title}`,
+          { modal: true, detail: `Review the proposed edit to ${diff.path} in the diff editor.` },
+          ...choices.map((c) => c.label),
+        ),
         signal,
       );
-      return outcomeFor(picked, choices);
+      return answer(picked, choices);
     } finally {
       await closeDiffOf(proposed);
       for (const uri of created) this.proposals.remove(uri);

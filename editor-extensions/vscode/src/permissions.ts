@@ -36,12 +36,16 @@ export function plainChoices(options: readonly PermissionOption[]): PermissionCh
   return options.map((o) => ({ label: o.name, optionId: o.optionId, kind: o.kind }));
 }
 
-/** The response for the label the user picked; `undefined` (dismissed) is `cancelled`. */
+/**
+ * The response for the label the user picked. `undefined` (the question was dismissed) is a
+ * "no": the agent's `reject_once` option when it offers one, otherwise `cancelled`.
+ */
 export function outcomeFor(
   label: string | undefined,
   choices: readonly PermissionChoice[],
 ): RequestPermissionResponse {
-  const choice = label === undefined ? undefined : choices.find((c) => c.label === label);
+  const choice =
+    label === undefined ? choices.find((c) => c.kind === "reject_once") : choices.find((c) => c.label === label);
   if (!choice) return { outcome: { outcome: "cancelled" } };
   return { outcome: { outcome: "selected", optionId: choice.optionId } };
 }

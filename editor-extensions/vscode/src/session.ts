@@ -13,6 +13,7 @@ import {
 import { AgentProcess, type AgentCommand } from "./agentProcess";
 import { connectToAgent, type AgentConnection, type FsHandler, type TerminalHandler } from "./connection";
 import type { Log } from "./log";
+import { embeddedAsText } from "./selection";
 import { Transcript, type Item } from "./transcript";
 
 export type SessionState = "stopped" | "starting" | "ready" | "working" | "waiting" | "error";
@@ -23,6 +24,16 @@ export interface SessionListener {
   onItems(items: Item[]): void;
   /** The transcript was cleared (new or loaded session). */
   onReset(): void;
+  /** The session's current mode changed (set by us or by the agent). */
+  onMode?(modeId: string | null): void;
+}
+
+/** A prompt was sent while another turn is still running. */
+export class TurnInProgressError extends Error {
+  constructor() {
+    super("Heron is still working on the last prompt: wait for it, or cancel it first.");
+    this.name = "TurnInProgressError";
+  }
 }
 
 export interface PermissionPrompter {
@@ -49,6 +60,8 @@ export class SessionController {
   private state: SessionState = "stopped";
   private turnAbort = new AbortController();
   private pendingPermissions = 0;
+  /** The running turn (session/prompt, or session/load replaying): one at a time. */
+  private turn: Promise<unknown> | null = null;
 
   constructor(private readonly options: SessionControllerOptions) {}
 
@@ -56,11 +69,17 @@ export class SessionController {
     return this.state;
   }
 
+  /** A turn is running: new prompts are refused until it ends. */
+  get busy(): boolean {
+    return this.turn !== null;
+  }
+
   /** Starts the agent and initializes the connection, once. */
   async connect(): Promise<AgentConnection> {
     if (this.connecting) return this.connecting;
+    const command = this.options.agentCommand(); // may refuse (no workspace folder): nothing started yet
     this.setState("starting");
-    const agent = new AgentProcess(this.options.agentCommand(), this.options.log);
+    const agent = new AgentProcess(command, this.options.log);
     this.agent = agent;
     const connecting = connectToAgent(
       agent,
@@ -78,6 +97,12 @@ export class SessionController {
       this.agent = null;
       this.connecting = null;
       this.sessionId = null;
+      // Whatever the agent started through us is orphaned now, and its tools will not finish.
+      this.turnAbort.abort();
+      this.options.terminals.releaseAll();
+      const failed = this.transcript.failUnfinishedTools();
+      if (failed.length > 0) this.options.listener.onItems(failed);
+      void agent.stop(); // what it left in its process group
       this.setState("error", "the agent process exited");
     });
     try {
@@ -93,14 +118,20 @@ export class SessionController {
     }
   }
 
+  /** Opens a new session; a running turn is cancelled first. */
   async newSession(cwd: string): Promise<string> {
+    await this.cancelTurn();
+    return this.openSession(cwd);
+  }
+
+  private async openSession(cwd: string): Promise<string> {
     const { connection } = await this.connect();
     this.resetTranscript();
     this.sessionId = null;
     const response = await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
     this.sessionId = response.sessionId;
     this.modes = response.modes ?? null;
-    this.transcript.currentModeId = this.modes?.currentModeId ?? null;
+    this.setCurrentMode(this.modes?.currentModeId ?? null);
     const wanted = this.options.initialMode();
     if (wanted && this.modes && this.modes.currentModeId !== wanted) {
       if (this.modes.availableModes.some((m) => m.id === wanted)) await this.setMode(wanted);
@@ -114,25 +145,48 @@ export class SessionController {
     const { connection } = await this.connect();
     const sessionId = this.requireSession();
     await connection.agent.request(methods.agent.session.setMode, { sessionId, modeId });
-    if (this.modes) this.modes = { ...this.modes, currentModeId: modeId };
-    this.transcript.currentModeId = modeId;
+    this.setCurrentMode(modeId);
   }
 
-  /** Sends a prompt in the current session (opening one in `cwd` if needed). */
-  async prompt(blocks: ContentBlock[], displayText: string, cwd: string): Promise<StopReason> {
-    if (!this.sessionId) await this.newSession(cwd);
-    const sessionId = this.requireSession();
-    const { connection } = await this.connect();
-    this.options.listener.onItems([this.transcript.addUserPrompt(displayText)]);
+  private setCurrentMode(modeId: string | null): void {
+    if (this.modes && modeId !== null) this.modes = { ...this.modes, currentModeId: modeId };
+    this.transcript.currentModeId = modeId;
+    this.options.listener.onMode?.(modeId);
+  }
+
+  /** Sends a prompt in the current session (opening one in `cwd` if needed). One turn at a time. */
+  prompt(blocks: ContentBlock[], displayText: string, cwd: string): Promise<StopReason> {
+    if (this.turn) return Promise.reject(new TurnInProgressError());
+    const turn = this.runPrompt(blocks, displayText, cwd);
+    this.turn = turn;
+    const clear = (): void => {
+      if (this.turn === turn) this.turn = null;
+    };
+    turn.then(clear, clear);
+    return turn;
+  }
+
+  private async runPrompt(blocks: ContentBlock[], displayText: string, cwd: string): Promise<StopReason> {
     this.turnAbort = new AbortController();
     this.setState("working");
+    let agent: AgentProcess | null = null;
     try {
-      const response = await connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: blocks });
+      if (!this.sessionId) await this.openSession(cwd);
+      const sessionId = this.requireSession();
+      const { connection, initialize } = await this.connect();
+      agent = this.agent;
+      const embedded = initialize.agentCapabilities?.promptCapabilities?.embeddedContext === true;
+      const prompt = embedded ? blocks : blocks.map(embeddedAsText);
+      this.options.listener.onItems([this.transcript.addUserPrompt(displayText)]);
+      this.setState("working");
+      const response = await connection.agent.request(methods.agent.session.prompt, { sessionId, prompt });
       await settle();
       this.setState("ready");
       return response.stopReason;
     } catch (err) {
-      this.setState("error", describe(err));
+      // An error answering this prompt leaves a live agent usable; a dead one is the error state.
+      if (agent !== null && this.agent === agent && agent.running) this.setState("ready", describe(err));
+      else if (this.state !== "error") this.setState(this.agent?.running ? "ready" : "error", describe(err));
       throw err;
     }
   }
@@ -145,6 +199,14 @@ export class SessionController {
     await connection.agent.notify(methods.agent.session.cancel, { sessionId: this.sessionId });
   }
 
+  /** Cancels the running turn, if any, and waits until its prompt has been answered. */
+  private async cancelTurn(): Promise<void> {
+    const turn = this.turn;
+    if (!turn) return;
+    await this.cancel();
+    await turn.catch(() => undefined);
+  }
+
   async listSessions(cwd: string): Promise<SessionInfo[]> {
     const { connection, initialize } = await this.connect();
     if (!initialize.agentCapabilities?.sessionCapabilities?.list) {
@@ -154,21 +216,43 @@ export class SessionController {
     return response.sessions;
   }
 
-  /** session/load: the agent replays the conversation as session updates. */
+  /** session/load: the agent replays the conversation as session updates. A running turn is cancelled first. */
   async loadSession(sessionId: string, cwd: string): Promise<void> {
-    const { connection } = await this.connect();
-    this.resetTranscript();
-    this.sessionId = sessionId;
-    this.setState("working");
-    const response = await connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-    await settle();
-    this.modes = response.modes ?? null;
-    this.transcript.currentModeId = this.modes?.currentModeId ?? null;
-    this.setState("ready");
+    await this.cancelTurn();
+    const { connection, initialize } = await this.connect();
+    if (initialize.agentCapabilities?.loadSession !== true) throw new Error("the agent cannot load sessions");
+    if (this.turn) throw new TurnInProgressError();
+    const load = (async () => {
+      this.resetTranscript();
+      this.sessionId = sessionId;
+      this.setState("working");
+      try {
+        const response = await connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+        await settle();
+        this.modes = response.modes ?? null;
+        this.setCurrentMode(this.modes?.currentModeId ?? null);
+        this.setState("ready");
+      } catch (err) {
+        // Back to a usable state: no session (the next prompt opens a new one).
+        this.sessionId = null;
+        this.modes = null;
+        this.setCurrentMode(null);
+        if (this.agent?.running) this.setState("ready", describe(err));
+        else if (this.state !== "error") this.setState("error", describe(err));
+        throw err;
+      }
+    })();
+    this.turn = load;
+    try {
+      await load;
+    } finally {
+      if (this.turn === load) this.turn = null;
+    }
   }
 
   async stop(): Promise<void> {
     this.turnAbort.abort();
+    this.turn = null;
     this.options.terminals.releaseAll();
     const agent = this.agent;
     this.agent = null;
@@ -182,6 +266,11 @@ export class SessionController {
     params: RequestPermissionRequest,
     signal: AbortSignal,
   ): Promise<RequestPermissionResponse> {
+    // A question about a session we no longer show (an old or foreign one) is not put to the user.
+    if (params.sessionId !== this.sessionId) {
+      this.options.log.info(`permission request for session ${params.sessionId} answered cancelled`);
+      return { outcome: { outcome: "cancelled" } };
+    }
     this.pendingPermissions += 1;
     this.setState("waiting");
     try {
@@ -195,6 +284,9 @@ export class SessionController {
   private onUpdate(notification: SessionNotification): void {
     if (notification.sessionId !== this.sessionId) return;
     const changed = this.transcript.apply(notification.update);
+    if (notification.update.sessionUpdate === "current_mode_update") {
+      this.setCurrentMode(notification.update.currentModeId);
+    }
     this.options.listener.onItems(changed);
   }
 

@@ -13,6 +13,7 @@ import type {
   WaitForTerminalExitRequest,
   WaitForTerminalExitResponse,
 } from "@agentclientprotocol/sdk";
+import { agentEnv } from "./agentProcess";
 import type { TerminalHandler } from "./connection";
 import { OutputBuffer } from "./text";
 
@@ -24,6 +25,9 @@ interface RunningCommand {
   terminal: vscode.Terminal;
   write: vscode.EventEmitter<string>;
 }
+
+/** After the process exits, output still in the pipes is read for at most this long. */
+export const EXIT_DRAIN_MS = 200;
 
 /** Terminals show "\r\n" line ends. */
 function forTerminal(text: string): string {
@@ -37,17 +41,27 @@ export class VscodeTerminalHandler implements TerminalHandler {
   create(params: CreateTerminalRequest): Promise<CreateTerminalResponse> {
     this.counter += 1;
     const terminalId = `heron-${this.counter}`;
-    const env: NodeJS.ProcessEnv = { ...process.env };
+    const env = agentEnv(process.env);
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
+    // VS Code drops what a Pseudoterminal writes before open(): keep it until then.
     const write = new vscode.EventEmitter<string>();
+    let beforeOpen: string[] | null = [];
+    const show = (text: string): void => {
+      if (beforeOpen) beforeOpen.push(text);
+      else write.fire(text);
+    };
     const pty: vscode.Pseudoterminal = {
       onDidWrite: write.event,
-      open: () => undefined,
+      open: () => {
+        const pending = beforeOpen ?? [];
+        beforeOpen = null;
+        for (const text of pending) write.fire(text);
+      },
       close: () => this.killById(terminalId),
     };
     const commandLine = [params.command, ...(params.args ?? [])].join(" ");
     const terminal = vscode.window.createTerminal({ name: `Heron: ${commandLine}`.slice(0, 60), pty });
-    write.fire(`\x1b[2m$ ${forTerminal(commandLine)}\x1b[0m\r\n`);
+    show(`\x1b[2m$ ${forTerminal(commandLine)}\x1b[0m\r\n`);
 
     const child = spawn(params.command, params.args ?? [], {
       cwd: params.cwd ?? undefined,
@@ -58,7 +72,7 @@ export class VscodeTerminalHandler implements TerminalHandler {
     const output = new OutputBuffer(params.outputByteLimit ?? null);
     const onData = (data: Buffer): void => {
       output.append(data);
-      write.fire(forTerminal(data.toString("utf8")));
+      show(forTerminal(data.toString("utf8")));
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
@@ -69,15 +83,26 @@ export class VscodeTerminalHandler implements TerminalHandler {
       terminal,
       write,
       exited: new Promise((resolve) => {
+        const finish = (status: TerminalExitStatus, note: string): void => {
+          if (running.exitStatus) return; // the first outcome wins (a spawn error's later close does not)
+          running.exitStatus = status;
+          show(`\r\n\x1b[2m[${note}]\x1b[0m\r\n`);
+          resolve(status);
+        };
         child.once("error", (err) => {
           onData(Buffer.from(`${err.message}\n`));
-          running.exitStatus = { exitCode: 127, signal: null };
-          resolve(running.exitStatus);
+          finish({ exitCode: 127, signal: null }, "could not start");
         });
-        child.once("close", (code, signal) => {
-          running.exitStatus = { exitCode: code, signal };
-          write.fire(`\r\n\x1b[2m[exit ${code ?? signal ?? "?"}]\x1b[0m\r\n`);
-          resolve(running.exitStatus);
+        // On exit, drain what is left in the pipes for a bounded time: a backgrounded grandchild
+        // can hold them open for ever, so "close" alone may never come.
+        child.once("exit", (code, signal) => {
+          const status = { exitCode: code, signal };
+          const note = `exit ${code ?? signal ?? "?"}`;
+          const timer = setTimeout(() => finish(status, note), EXIT_DRAIN_MS);
+          child.once("close", () => {
+            clearTimeout(timer);
+            finish(status, note);
+          });
         });
       }),
     };
@@ -114,16 +139,19 @@ export class VscodeTerminalHandler implements TerminalHandler {
     for (const terminalId of [...this.commands.keys()]) this.release({ sessionId: "", terminalId });
   }
 
+  /** Kills the command's whole process group: the shell and whatever it started (also after the shell exited). */
   private killById(terminalId: string): void {
     const running = this.commands.get(terminalId);
-    if (!running || running.exitStatus || running.child.pid === undefined) return;
-    try {
-      // The whole process group: the shell and whatever it started.
-      if (process.platform !== "win32") process.kill(-running.child.pid, "SIGKILL");
-      else running.child.kill("SIGKILL");
-    } catch {
-      running.child.kill("SIGKILL");
+    if (!running || running.child.pid === undefined) return;
+    if (process.platform !== "win32") {
+      try {
+        process.kill(-running.child.pid, "SIGKILL");
+        return;
+      } catch {
+        // no such group any more
+      }
     }
+    if (!running.exitStatus) running.child.kill("SIGKILL");
   }
 
   private get(terminalId: string): RunningCommand {

@@ -86,6 +86,18 @@ export class Transcript {
     this.usage = null;
   }
 
+  /** The agent is gone: tool calls that had not finished never will. Returns the changed items. */
+  failUnfinishedTools(): Item[] {
+    const changed: Item[] = [];
+    for (const item of this.tools.values()) {
+      if (item.status === "pending" || item.status === "in_progress") {
+        item.status = "failed";
+        changed.push(item);
+      }
+    }
+    return changed;
+  }
+
   /** A prompt the user typed here (the agent does not echo it back). */
   addUserPrompt(text: string): Item {
     const item: Item = { kind: "user", id: this.newId(), messageId: null, text };

@@ -1,17 +1,19 @@
 // The extension as VS Code sees it: activate() on the stub, then the chat view driving a real
 // `heron acp` from a typed prompt to the rendered reply.
 import "./installVscodeStub";
+import { heronSkip } from "./heronBin";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeEach, test } from "node:test";
 import { activate, deactivate } from "../src/extension";
 import { PROPOSAL_SCHEME } from "../src/permissionPrompt";
+import { fakeHeronExecutable } from "./fakeAgent";
 import { Position, Range, stub, TextDocument, Uri } from "./vscodeStub";
 
 const HERON_BIN = process.env.HERON_BIN ?? resolve("../../.venv/bin/heron");
-const skip = existsSync(HERON_BIN) ? false : `heron not found at ${HERON_BIN} (set HERON_BIN, or run \`make setup\`)`;
+const skip = heronSkip(HERON_BIN);
 
 interface Manifest {
   contributes: { commands: { command: string }[]; views: Record<string, { id: string }[]> };
@@ -180,4 +182,120 @@ test("an agent that cannot be started shows the error state and an error message
   } finally {
     await deactivate();
   }
+});
+
+/** Activates with the scripted fake agent as `heron.path` and a resolved chat view. */
+function activateWithFakeAgent(ws: string | undefined): { view: StubWebviewView; status: { text: string } } {
+  stub.config.set("heron.path", fakeHeronExecutable());
+  stub.config.set("heron.model", "fake:model");
+  stub.config.set("heron.traceTraffic", true);
+  stub.workspaceFolders = ws === undefined ? undefined : [{ uri: Uri.file(ws) }];
+  activate(context() as never);
+  const provider = stub.webviewProviders.get("heron.chat") as { resolveWebviewView(view: StubWebviewView): void };
+  const view = new StubWebviewView();
+  provider.resolveWebviewView(view);
+  view.receive?.({ type: "ready" });
+  const status = stub.statusItems[0];
+  assert.ok(status);
+  return { view, status };
+}
+
+const sentPrompts = (): string[] => stub.outputLines.filter((l) => l.startsWith("-> ") && l.includes('"session/prompt"'));
+
+test("with no workspace folder open, no session is started and the user is told why", { timeout: 30_000 }, async () => {
+  const { view, status } = activateWithFakeAgent(undefined);
+  try {
+    await stub.commands.get("heron.newSession")?.();
+    view.receive?.({ type: "prompt", text: "hello" });
+    await new Promise((r) => setTimeout(r, 50));
+    const errors = stub.messages.filter((m) => m.message.includes("open a folder first"));
+    assert.equal(errors.length, 2, JSON.stringify(stub.messages));
+    assert.ok(!stub.outputLines.some((l) => l.startsWith("starting:")), "no agent was started");
+    assert.equal(status.text, "$(circle-outline) Heron");
+  } finally {
+    await deactivate();
+  }
+});
+
+test("one turn at a time: a prompt or Ask About Selection while busy is refused; New Session cancels the turn", { timeout: 30_000 }, async () => {
+  const ws = mkdtempSync(join(tmpdir(), "heron-busy-"));
+  const { view, status } = activateWithFakeAgent(ws);
+  try {
+    view.receive?.({ type: "prompt", text: "hang" });
+    await until("the turn to run", () => sentPrompts().length === 1 && status.text.includes("working"));
+    assert.equal(view.posted.filter((m) => m.type === "busy").at(-1)?.busy, true, "the webview disables Send");
+
+    view.receive?.({ type: "prompt", text: "second" });
+    const notes = new TextDocument(Uri.file(join(ws, "a.txt")), "one\ntwo\n");
+    stub.activeEditor = { document: notes, selection: Object.assign(new Range(new Position(0, 0), new Position(1, 0)), { isEmpty: false }) };
+    stub.ui.answerInput = () => "what is this?";
+    await stub.commands.get("heron.askAboutSelection")?.();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(sentPrompts().length, 1, "nothing else was sent");
+    assert.equal(stub.inputBoxes, 0, "no question asked for a prompt that would be refused");
+    assert.equal(stub.messages.filter((m) => m.message.includes("still working")).length, 2, JSON.stringify(stub.messages));
+
+    await stub.commands.get("heron.newSession")?.();
+    assert.ok(stub.outputLines.some((l) => l.startsWith("-> ") && l.includes('"session/cancel"')));
+    await until("the ready state", () => status.text.includes("ready"));
+    assert.equal(view.posted.filter((m) => m.type === "busy").at(-1)?.busy, false);
+
+    // Idle again: Ask About Selection goes through; a selection ending at column 0 of line 2 is line 1 only.
+    await stub.commands.get("heron.askAboutSelection")?.();
+    await until("the selection prompt", () => sentPrompts().length === 2);
+    assert.ok(sentPrompts()[1]?.includes("a.txt#L1"), sentPrompts()[1]);
+    assert.ok(!sentPrompts()[1]?.includes("#L1-2"), sentPrompts()[1]);
+  } finally {
+    await deactivate();
+  }
+});
+
+test("the agent's environment has no VS Code Node/Electron variables; mode updates reach the status bar", { timeout: 30_000 }, async () => {
+  const ws = mkdtempSync(join(tmpdir(), "heron-env-"));
+  const saved = { ...process.env };
+  Object.assign(process.env, { ELECTRON_RUN_AS_NODE: "1", NODE_OPTIONS: "--inspect", VSCODE_PID: "42" });
+  const { view, status } = activateWithFakeAgent(ws);
+  try {
+    view.receive?.({ type: "prompt", text: "env" });
+    await until("the env reply", () => view.renderedItems().some((h) => h.includes("HERON_MODEL")));
+    const reply = view.renderedItems().find((h) => h.includes("HERON_MODEL")) ?? "";
+    assert.ok(reply.includes("{&quot;ELECTRON_RUN_AS_NODE&quot;:null,&quot;NODE_OPTIONS&quot;:null,&quot;VSCODE_PID&quot;:null,&quot;HERON_MODEL&quot;:&quot;fake:model&quot;}"), reply);
+
+    await until("ready", () => status.text.includes("ready"));
+    view.receive?.({ type: "prompt", text: "mode" });
+    await until("the mode in the status bar", () => status.text.endsWith("(plan)"));
+    stub.ui.answerQuickPick = () => undefined;
+    await stub.commands.get("heron.switchMode")?.();
+    const items = stub.quickPickItems.at(-1) as { label: string; description: string }[];
+    assert.deepEqual(
+      items.map((i) => [i.label, i.description]),
+      [
+        ["Ask", ""],
+        ["Plan", "current"],
+      ],
+    );
+  } finally {
+    for (const key of ["ELECTRON_RUN_AS_NODE", "NODE_OPTIONS", "VSCODE_PID"]) {
+      if (key in saved) process.env[key] = saved[key];
+      else Reflect.deleteProperty(process.env, key);
+    }
+    await deactivate();
+  }
+});
+
+test("a file: link clicked in the chat opens the file in an editor, at its line", async () => {
+  activate(context() as never);
+  const provider = stub.webviewProviders.get("heron.chat") as { resolveWebviewView(view: StubWebviewView): void };
+  const view = new StubWebviewView();
+  provider.resolveWebviewView(view);
+  view.receive?.({ type: "openFile", href: "file:///w/src/a%20b.py#L12" });
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(stub.shownDocuments.length, 1);
+  assert.equal(stub.shownDocuments[0]?.uri.fsPath, "/w/src/a b.py");
+  const options = stub.shownDocuments[0].options as { selection: Range };
+  assert.equal(options.selection.start.line, 11);
+  view.receive?.({ type: "openFile", href: "https://example.com/" });
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(stub.shownDocuments.length, 1, "only file: links");
+  await deactivate();
 });

@@ -72,6 +72,9 @@ test("writes a new file with createFile + insert", async () => {
     stub.appliedEdits[0]?.ops.map((o) => o.kind),
     ["createFile", "insert"],
   );
+  const create = stub.appliedEdits.at(0)?.ops[0];
+  assert.ok(create?.kind === "createFile");
+  assert.deepEqual(create.options, { overwrite: true });
   assert.ok(existsSync(path));
   assert.equal(readFileSync(path, "utf8"), "hello\n");
 });

@@ -1,7 +1,8 @@
 // End to end: the extension's ACP client layer (on the vscode stub) drives the real `heron acp`.
 import "./installVscodeStub";
+import { heronSkip } from "./heronBin";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
@@ -15,7 +16,7 @@ import { stub, Uri, workspace } from "./vscodeStub";
 
 // Tests run from the extension folder (npm scripts do); HERON_BIN overrides.
 const HERON_BIN = process.env.HERON_BIN ?? resolve("../../.venv/bin/heron");
-const skip = existsSync(HERON_BIN) ? false : `heron not found at ${HERON_BIN} (set HERON_BIN, or run \`make setup\`)`;
+const skip = heronSkip(HERON_BIN);
 
 const OLD = 'def greet():\n    return "Hello, world"\n';
 const NEW = 'def greet():\n    return "Hello, Heron"\n';

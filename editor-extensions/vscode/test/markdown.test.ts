@@ -43,3 +43,11 @@ test("an unclosed fence while streaming still renders as escaped code", () => {
 test("escapeHtml covers the five special characters", () => {
   assert.equal(escapeHtml(`<>&"'`), "&lt;&gt;&amp;&quot;&#39;");
 });
+
+test("emphasis markers inside a link's href are left alone", () => {
+  assert.equal(
+    renderInline("see [the _docs_](https://e.com/a_b_c/*x*) and _this_"),
+    'see <a href="https://e.com/a_b_c/*x*">the <em>docs</em></a> and <em>this</em>',
+  );
+  assert.equal(renderInline("[`a_b`](file:///w/a__b__.py)"), '<a href="file:///w/a__b__.py"><code>a_b</code></a>');
+});

@@ -42,7 +42,8 @@ test("option kinds map to Apply / Always / Reject", () => {
     ],
   );
   assert.deepEqual(outcomeFor("Reject", choices), { outcome: { outcome: "selected", optionId: "no" } });
-  assert.deepEqual(outcomeFor(undefined, choices), { outcome: { outcome: "cancelled" } });
+  assert.deepEqual(outcomeFor(undefined, choices), { outcome: { outcome: "selected", optionId: "no" } });
+  assert.deepEqual(outcomeFor(undefined, choices.slice(0, 2)), { outcome: { outcome: "cancelled" } });
 });
 
 test("Apply opens vscode.diff (current file vs proposal) and returns the allow option", async () => {
@@ -82,16 +83,59 @@ test("Reject returns the reject option; a new file diffs against a virtual empty
   assert.equal(leftText, "");
 });
 
-test("dismissing the message, or cancelling the turn, answers cancelled", async () => {
+test("the edit question is a modal dialog naming the file", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "heron-perm-")), "m.txt");
+  stub.ui.answerMessage = () => "Apply";
+  await prompter().request(editRequest(path, null, "x"), new AbortController().signal);
+  const [message] = stub.messages;
+  assert.ok(message);
+  assert.equal(message.options.modal, true);
+  assert.ok(message.options.detail?.includes(path), message.options.detail);
+});
+
+test("dismissing the question (Escape, the dialog's Cancel) answers the reject option", async () => {
   const path = join(mkdtempSync(join(tmpdir(), "heron-perm-")), "x.txt");
   const dismissed = await prompter().request(editRequest(path, null, "x"), new AbortController().signal);
-  assert.deepEqual(dismissed, { outcome: { outcome: "cancelled" } });
+  assert.deepEqual(dismissed, { outcome: { outcome: "selected", optionId: "no" } });
+  assert.equal(stub.tabs.length, 0);
 
+  // Without a reject_once option there is no "no" to give: cancelled.
+  const noReject = { ...editRequest(path, null, "x"), options: OPTIONS.filter((o) => o.kind !== "reject_once") };
+  const cancelled = await prompter().request(noReject, new AbortController().signal);
+  assert.deepEqual(cancelled, { outcome: { outcome: "cancelled" } });
+
+  // The same for a quick pick dismissed with Escape.
+  const command = await prompter().request(
+    { sessionId: "s1", toolCall: { toolCallId: "c3", title: "Run ls" }, options: OPTIONS },
+    new AbortController().signal,
+  );
+  assert.deepEqual(command, { outcome: { outcome: "selected", optionId: "no" } });
+});
+
+test("a turn cancelled before the question answers cancelled", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "heron-perm-")), "x.txt");
   const abort = new AbortController();
   abort.abort();
   stub.ui.answerMessage = () => "Apply";
   const cancelled = await prompter().request(editRequest(path, null, "x"), abort.signal);
   assert.deepEqual(cancelled, { outcome: { outcome: "cancelled" } });
+});
+
+test("a turn cancelled while the question is open answers cancelled and closes the diff", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "heron-perm-")), "x.txt");
+  const abort = new AbortController();
+  const asked = { yes: false };
+  stub.ui.answerMessage = () => {
+    asked.yes = true;
+    return new Promise<string | undefined>(() => undefined); // the user never answers
+  };
+  const pending = prompter().request(editRequest(path, null, "x"), abort.signal);
+  for (let i = 0; i < 20 && !asked.yes; i++) await new Promise((r) => setImmediate(r));
+  assert.ok(asked.yes, "the question is open");
+  assert.equal(stub.tabs.length, 1, "the diff is open while the question is");
+  abort.abort();
+  assert.deepEqual(await pending, { outcome: { outcome: "cancelled" } });
+  assert.equal(stub.tabs.length, 0, "the diff editor closes on cancel");
 });
 
 test("a request without a diff is a quick pick of the agent's option names", async () => {

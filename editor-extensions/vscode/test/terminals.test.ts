@@ -25,6 +25,7 @@ test("runs a command, shows it in a pseudoterminal and returns its output and ex
   assert.equal(output.truncated, false);
   assert.deepEqual(output.exitStatus, { exitCode: 3, signal: null });
   assert.equal(stub.terminals.length, 1);
+  await new Promise((r) => setTimeout(r, 20)); // VS Code opens the terminal a little later
   assert.ok(stub.terminals[0]?.written.includes(`in ${cwd}\r\nhi there\r\n`), stub.terminals[0]?.written);
   terminals.release({ sessionId: "s", terminalId });
   assert.throws(() => terminals.output({ sessionId: "s", terminalId }), /unknown terminal/);
@@ -55,4 +56,60 @@ test("kill stops a running command (and its children)", async () => {
   const exit = await terminals.waitForExit({ sessionId: "s", terminalId });
   assert.equal(exit.signal, "SIGKILL");
   assert.equal(terminals.output({ sessionId: "s", terminalId }).output, "");
+});
+
+test("what the command prints before VS Code opens the terminal is shown once it opens", async () => {
+  const terminals = new VscodeTerminalHandler();
+  const { terminalId } = await terminals.create({ sessionId: "s", command: "/bin/sh", args: ["-c", "echo early"] });
+  // The header is written at once, before the (stub, like VS Code) terminal calls open().
+  await terminals.waitForExit({ sessionId: "s", terminalId });
+  await new Promise((r) => setTimeout(r, 20));
+  const written = stub.terminals[0]?.written ?? "";
+  assert.ok(written.startsWith("\x1b[2m$ /bin/sh -c echo early"), JSON.stringify(written));
+  assert.ok(written.includes("early\r\n"), JSON.stringify(written));
+});
+
+test("a command that cannot start exits 127, and the later close does not change that", async () => {
+  const terminals = new VscodeTerminalHandler();
+  const { terminalId } = await terminals.create({ sessionId: "s", command: "/no/such/command-heron" });
+  assert.deepEqual(await terminals.waitForExit({ sessionId: "s", terminalId }), { exitCode: 127, signal: null });
+  await new Promise((r) => setTimeout(r, 100)); // let any close event arrive
+  const output = terminals.output({ sessionId: "s", terminalId });
+  assert.deepEqual(output.exitStatus, { exitCode: 127, signal: null });
+  assert.match(output.output, /ENOENT/);
+});
+
+test("wait_for_exit answers when the process exits, even if a background child holds its output open", async () => {
+  const terminals = new VscodeTerminalHandler();
+  const started = Date.now();
+  const { terminalId } = await terminals.create({
+    sessionId: "s",
+    command: "/bin/sh",
+    args: ["-c", "sleep 30 & echo started; exit 4"],
+  });
+  const exit = await terminals.waitForExit({ sessionId: "s", terminalId });
+  assert.deepEqual(exit, { exitCode: 4, signal: null });
+  assert.ok(Date.now() - started < 5000, "did not wait for the background sleep");
+  assert.equal(terminals.output({ sessionId: "s", terminalId }).output, "started\n");
+  terminals.release({ sessionId: "s", terminalId }); // kills the group, the sleep too
+});
+
+test("terminal commands do not inherit VS Code's own Node/Electron variables", async () => {
+  const saved = { ...process.env };
+  Object.assign(process.env, { ELECTRON_RUN_AS_NODE: "1", NODE_OPTIONS: "--inspect", VSCODE_PID: "42", HERON_KEEP: "yes" });
+  try {
+    const terminals = new VscodeTerminalHandler();
+    const { terminalId } = await terminals.create({
+      sessionId: "s",
+      command: "/bin/sh",
+      args: ["-c", 'echo "[$ELECTRON_RUN_AS_NODE][$NODE_OPTIONS][$VSCODE_PID][$HERON_KEEP]"'],
+    });
+    await terminals.waitForExit({ sessionId: "s", terminalId });
+    assert.equal(terminals.output({ sessionId: "s", terminalId }).output, "[][][][yes]\n");
+  } finally {
+    for (const key of ["ELECTRON_RUN_AS_NODE", "NODE_OPTIONS", "VSCODE_PID", "HERON_KEEP"]) {
+      if (key in saved) process.env[key] = saved[key];
+      else Reflect.deleteProperty(process.env, key);
+    }
+  }
 });

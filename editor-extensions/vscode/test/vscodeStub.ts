@@ -114,12 +114,18 @@ export class EventEmitter<T> {
 
 interface Pty {
   onDidWrite: (listener: (text: string) => void) => unknown;
+  open(initialDimensions: unknown): void;
 }
 
 export interface StubTerminal {
   name: string;
   written: string;
   show(): void;
+}
+
+export interface MessageOptions {
+  modal?: boolean;
+  detail?: string;
 }
 
 type ContentProvider = { provideTextDocumentContent(uri: Uri): string };
@@ -136,8 +142,13 @@ export const stub = {
   appliedEdits: [] as WorkspaceEdit[],
   executed: [] as { command: string; args: unknown[] }[],
   tabs: [] as StubTab[],
-  messages: [] as { message: string; items: string[] }[],
+  messages: [] as { message: string; items: string[]; options: MessageOptions }[],
   quickPicks: [] as string[][],
+  inputBoxes: 0,
+  /** The items of each quick pick as given (with descriptions). */
+  quickPickItems: [] as unknown[][],
+  /** Documents shown with window.showTextDocument. */
+  shownDocuments: [] as { uri: Uri; options: unknown }[],
   terminals: [] as StubTerminal[],
   providers: new Map<string, ContentProvider>(),
   commands: new Map<string, (...args: unknown[]) => unknown>(),
@@ -148,8 +159,8 @@ export const stub = {
   config: new Map<string, unknown>(),
   workspaceFolders: undefined as { uri: Uri }[] | undefined,
   ui: {
-    /** Picks a button of an information message; undefined = dismissed. */
-    answerMessage: (_message: string, _items: string[]): string | undefined => undefined,
+    /** Picks a button of an information message; undefined = dismissed. A promise keeps it open. */
+    answerMessage: (_message: string, _items: string[]): string | undefined | Promise<string | undefined> => undefined,
     answerQuickPick: (_items: string[]): string | undefined => undefined,
     /** What the user types into an input box; undefined = dismissed. */
     answerInput: (): string | undefined => undefined,
@@ -166,6 +177,9 @@ export const stub = {
     stub.tabs.length = 0;
     stub.messages.length = 0;
     stub.quickPicks.length = 0;
+    stub.inputBoxes = 0;
+    stub.quickPickItems.length = 0;
+    stub.shownDocuments.length = 0;
     stub.terminals.length = 0;
     stub.commands.clear();
     stub.webviewProviders.clear();
@@ -280,8 +294,11 @@ export const window = {
       return Promise.resolve(true);
     },
   },
-  showInformationMessage(message: string, ...items: string[]): Promise<string | undefined> {
-    stub.messages.push({ message, items });
+  /** Like VS Code: an optional options object ({modal, detail}) before the buttons. */
+  showInformationMessage(message: string, ...rest: (string | MessageOptions)[]): Promise<string | undefined> {
+    const options = typeof rest[0] === "object" ? rest[0] : {};
+    const items = rest.filter((i): i is string => typeof i === "string");
+    stub.messages.push({ message, items, options });
     return Promise.resolve(stub.ui.answerMessage(message, items));
   },
   showErrorMessage: (message: string) => window.showInformationMessage(message),
@@ -289,10 +306,18 @@ export const window = {
   showQuickPick<T extends string | { label: string }>(items: T[]): Promise<T | undefined> {
     const labels = items.map((i) => (typeof i === "string" ? i : i.label));
     stub.quickPicks.push(labels);
+    stub.quickPickItems.push(items);
     const answer = stub.ui.answerQuickPick(labels);
     return Promise.resolve(items.find((_item, index) => labels[index] === answer));
   },
-  showInputBox: (): Promise<string | undefined> => Promise.resolve(stub.ui.answerInput()),
+  showTextDocument(uri: Uri, options?: unknown): Promise<unknown> {
+    stub.shownDocuments.push({ uri, options });
+    return Promise.resolve(undefined);
+  },
+  showInputBox: (): Promise<string | undefined> => {
+    stub.inputBoxes += 1;
+    return Promise.resolve(stub.ui.answerInput());
+  },
   get activeTextEditor(): StubEditor | undefined {
     return stub.activeEditor;
   },
@@ -317,11 +342,17 @@ export const window = {
     stub.webviewProviders.set(viewId, provider);
     return disposable;
   },
+  /** Like VS Code: open() comes a little later, and what the pty writes before it is dropped. */
   createTerminal(options: { name: string; pty: Pty }): StubTerminal {
     const terminal: StubTerminal = { name: options.name, written: "", show: () => undefined };
+    let opened = false;
     options.pty.onDidWrite((text) => {
-      terminal.written += text;
+      if (opened) terminal.written += text;
     });
+    setTimeout(() => {
+      opened = true;
+      options.pty.open(undefined);
+    }, 5);
     stub.terminals.push(terminal);
     return terminal;
   },

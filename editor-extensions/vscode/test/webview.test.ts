@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { runInNewContext } from "node:vm";
 import { test } from "node:test";
-import { selectionPrompt } from "../src/selection";
+import { selectionLines, selectionPrompt } from "../src/selection";
 import { chatHtml, makeNonce } from "../src/webviewHtml";
 
 test("the chat HTML has a strict CSP and runs only the nonce'd script", () => {
@@ -30,4 +32,85 @@ test("a selection becomes the question plus an embedded resource with the line r
     { type: "resource", resource: { uri: "file:///w/src/app.py#L10-20", mimeType: "text/x-python", text: "def f():\n    pass\n" } },
   ]);
   assert.equal(display, "What does f do?\n\n(selection: src/app.py#L10-20)");
+});
+
+test("a selection ending at column 0 of a line does not count that line", () => {
+  const at = (line: number, character: number) => ({ line, character });
+  assert.deepEqual(selectionLines({ start: at(2, 0), end: at(4, 0) }), { startLine: 3, endLine: 4 });
+  assert.deepEqual(selectionLines({ start: at(2, 0), end: at(4, 1) }), { startLine: 3, endLine: 5 });
+  assert.deepEqual(selectionLines({ start: at(2, 3), end: at(2, 7) }), { startLine: 3, endLine: 3 });
+});
+
+/** Runs media/chat.js against a minimal fake DOM: enough for its listeners. */
+function loadChatScript(): {
+  posted: unknown[];
+  send: { disabled: boolean };
+  prompt: { value: string };
+  receive(message: unknown): void;
+  submit(): void;
+  click(target: unknown): { prevented: boolean };
+} {
+  const listeners = new Map<string, (event: unknown) => void>();
+  const element = (name: string) => ({
+    name,
+    value: "",
+    disabled: false,
+    textContent: "",
+    innerHTML: "",
+    addEventListener: (type: string, fn: (event: unknown) => void) => listeners.set(`${name}:${type}`, fn),
+    appendChild: () => undefined,
+    requestSubmit: () => listeners.get("composer:submit")?.({ preventDefault: () => undefined }),
+  });
+  const elements = Object.fromEntries(["transcript", "usage", "composer", "prompt", "cancel", "send"].map((n) => [n, element(n)]));
+  const posted: unknown[] = [];
+  const body = { scrollHeight: 0, classList: { toggle: () => undefined } };
+  const sandbox = {
+    // Copied out of the script's realm, as postMessage would.
+    acquireVsCodeApi: () => ({ postMessage: (m: unknown) => posted.push(JSON.parse(JSON.stringify(m))) }),
+    document: { getElementById: (id: string) => elements[id], body, querySelector: () => null, createElement: () => element("div") },
+    window: {
+      innerHeight: 0,
+      scrollY: 0,
+      scrollTo: () => undefined,
+      addEventListener: (type: string, fn: (event: unknown) => void) => listeners.set(`window:${type}`, fn),
+    },
+    CSS: { escape: (s: string) => s },
+  };
+  runInNewContext(readFileSync("media/chat.js", "utf8"), sandbox);
+  const get = (id: string) => elements[id] as ReturnType<typeof element>;
+  return {
+    posted,
+    send: get("send"),
+    prompt: get("prompt"),
+    receive: (data) => listeners.get("window:message")?.({ data }),
+    submit: () => listeners.get("composer:submit")?.({ preventDefault: () => undefined }),
+    click: (target) => {
+      const event = { target, prevented: false, preventDefault: () => (event.prevented = true) };
+      listeners.get("transcript:click")?.(event);
+      return event;
+    },
+  };
+}
+
+test("the chat webview disables Send while a turn runs and does not post prompts then", () => {
+  const chat = loadChatScript();
+  assert.deepEqual(chat.posted, [{ type: "ready" }]);
+  chat.receive({ type: "busy", busy: true });
+  assert.equal(chat.send.disabled, true);
+  chat.prompt.value = "while busy";
+  chat.submit();
+  assert.deepEqual(chat.posted, [{ type: "ready" }], "nothing sent while busy");
+  chat.receive({ type: "busy", busy: false });
+  assert.equal(chat.send.disabled, false);
+  chat.submit();
+  assert.deepEqual(chat.posted.at(-1), { type: "prompt", text: "while busy" });
+});
+
+test("a file: link clicked in the chat is sent to the extension to open", () => {
+  const chat = loadChatScript();
+  const link = (href: string) => ({ closest: () => ({ getAttribute: () => href }) });
+  assert.equal(chat.click(link("file:///w/a.py#L3")).prevented, true);
+  assert.deepEqual(chat.posted.at(-1), { type: "openFile", href: "file:///w/a.py#L3" });
+  assert.equal(chat.click(link("https://example.com")).prevented, false);
+  assert.equal(chat.posted.length, 2);
 });

@@ -1,0 +1,232 @@
+// The session controller against a scripted fake agent: one turn at a time, cancelling a turn
+// for New/Load Session, stale permission requests, failed loads and prompts, a dying agent.
+import "./installVscodeStub";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
+import { SessionController, TurnInProgressError, type SessionState } from "../src/session";
+import { fakeAgentCommand, until } from "./fakeAgent";
+
+interface Harness {
+  session: SessionController;
+  states: SessionState[];
+  modes: (string | null)[];
+  traffic: string[];
+  asked: { params: RequestPermissionRequest; signal: AbortSignal }[];
+  released: { count: number };
+  cwd: string;
+}
+
+function harness(env: Record<string, string> = {}): Harness {
+  const cwd = mkdtempSync(join(tmpdir(), "heron-session-"));
+  const h: Omit<Harness, "session"> = { states: [], modes: [], traffic: [], asked: [], released: { count: 0 }, cwd };
+  const session = new SessionController({
+    agentCommand: () => fakeAgentCommand(cwd, env),
+    initialMode: () => undefined,
+    fs: { readTextFile: () => Promise.reject(new Error("no")), writeTextFile: () => Promise.reject(new Error("no")) },
+    terminals: {
+      create: () => Promise.reject(new Error("no")),
+      output: () => ({ output: "", truncated: false }),
+      waitForExit: () => Promise.reject(new Error("no")),
+      kill: () => undefined,
+      release: () => undefined,
+      releaseAll: () => {
+        h.released.count += 1;
+      },
+    },
+    permissions: {
+      // Stays open until the turn is cancelled, like a user who has not answered yet.
+      request: (params, signal): Promise<RequestPermissionResponse> => {
+        h.asked.push({ params, signal });
+        return new Promise((resolve) => {
+          const cancelled = (): void => resolve({ outcome: { outcome: "cancelled" } });
+          if (signal.aborted) cancelled();
+          else signal.addEventListener("abort", cancelled, { once: true });
+        });
+      },
+    },
+    log: { info: () => undefined, traffic: (d, l) => h.traffic.push(`${d} ${l}`) },
+    listener: {
+      onState: (s) => h.states.push(s),
+      onItems: () => undefined,
+      onReset: () => undefined,
+      onMode: (m) => h.modes.push(m),
+    },
+  });
+  return { ...h, session };
+}
+
+const text = (t: string) => [{ type: "text" as const, text: t }];
+
+function agentText(session: SessionController): string {
+  return session.transcript.items.map((i) => (i.kind === "agent" ? i.text : "")).join("");
+}
+
+test("a prompt while a turn runs is refused; New Session cancels the turn and waits for its answer", async () => {
+  const h = harness();
+  try {
+    const first = h.session.prompt(text("hang"), "hang", h.cwd);
+    await until("the turn to start", () => h.traffic.some((l) => l.includes('"session/prompt"')));
+    assert.equal(h.session.busy, true);
+    assert.equal(h.session.currentState, "working");
+    await assert.rejects(h.session.prompt(text("again"), "again", h.cwd), TurnInProgressError);
+    assert.equal(h.traffic.filter((l) => l.startsWith("->") && l.includes('"session/prompt"')).length, 1, "not sent");
+
+    const oldSession = h.session.sessionId;
+    const newId = await h.session.newSession(h.cwd);
+    assert.equal(await first, "cancelled", "the running turn was cancelled and answered first");
+    assert.ok(h.traffic.some((l) => l.startsWith("->") && l.includes('"session/cancel"') && l.includes(`"${oldSession}"`)));
+    assert.notEqual(newId, oldSession);
+    assert.equal(h.session.busy, false);
+    assert.equal(h.session.currentState, "ready");
+    assert.equal(await h.session.prompt(text("hello"), "hello", h.cwd), "end_turn");
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("Load Session while a permission question is open cancels the turn and aborts the question", async () => {
+  const h = harness();
+  try {
+    const first = h.session.prompt(text("wait"), "wait", h.cwd);
+    await until("the permission question", () => h.asked.length === 1);
+    assert.equal(h.session.currentState, "waiting");
+    const sessionId = h.session.sessionId;
+    assert.ok(sessionId);
+    await h.session.loadSession(sessionId, h.cwd);
+    assert.equal(h.asked[0]?.signal.aborted, true);
+    assert.equal(await first, "cancelled");
+    assert.equal(h.session.currentState, "ready");
+    assert.equal(h.session.sessionId, sessionId);
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("a permission request for another session is answered cancelled without asking", async () => {
+  const h = harness();
+  try {
+    assert.equal(await h.session.prompt(text("other-session"), "other-session", h.cwd), "end_turn");
+    assert.equal(h.asked.length, 0);
+    assert.ok(agentText(h.session).includes('other: {"outcome":{"outcome":"cancelled"}}'), agentText(h.session));
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("a failed session/load leaves no session and a usable ready state", async () => {
+  const h = harness();
+  try {
+    await h.session.newSession(h.cwd);
+    await assert.rejects(h.session.loadSession("missing", h.cwd), /no such session/);
+    assert.equal(h.session.sessionId, null);
+    assert.equal(h.session.currentState, "ready");
+    assert.equal(h.session.busy, false);
+    assert.equal(await h.session.prompt(text("hello"), "hello", h.cwd), "end_turn", "the next prompt opens a session");
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("session/load is not sent to an agent without the loadSession capability", async () => {
+  const h = harness({ FAKE_NO_LOAD: "1" });
+  try {
+    await assert.rejects(h.session.loadSession("s1", h.cwd), /cannot load sessions/);
+    assert.ok(!h.traffic.some((l) => l.includes('"session/load"')));
+    assert.equal(h.session.currentState, "ready");
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("a JSON-RPC error answering a prompt leaves the agent ready", async () => {
+  const h = harness();
+  try {
+    await assert.rejects(h.session.prompt(text("fail"), "fail", h.cwd), /the model exploded/);
+    assert.equal(h.session.currentState, "ready");
+    assert.ok(!h.states.includes("error"), h.states.join(","));
+    assert.equal(await h.session.prompt(text("hello"), "hello", h.cwd), "end_turn");
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("an agent dying mid-turn: error state, unfinished tools failed, terminals released", async () => {
+  const h = harness();
+  try {
+    await assert.rejects(h.session.prompt(text("die"), "die", h.cwd));
+    await until("the error state", () => h.session.currentState === "error");
+    const tools = h.session.transcript.items.flatMap((i) => (i.kind === "tool" ? [[i.toolCallId, i.status]] : []));
+    assert.deepEqual(tools, [
+      ["t9", "failed"],
+      ["t8", "completed"],
+    ]);
+    assert.ok(h.released.count >= 1, "terminals released");
+    assert.equal(h.session.busy, false);
+  } finally {
+    await h.session.stop();
+  }
+});
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) Z/.test(stat); // a zombie is dead
+  } catch {
+    return false;
+  }
+}
+
+test("stopping the agent also ends what it started (its process group)", { skip: !existsSync("/proc") }, async () => {
+  const pidFile = join(mkdtempSync(join(tmpdir(), "heron-pid-")), "pid");
+  const h = harness({ FAKE_PIDFILE: pidFile });
+  await h.session.prompt(text("spawn"), "spawn", h.cwd);
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  assert.ok(alive(pid));
+  await h.session.stop();
+  await until("the grandchild to end", () => !alive(pid), 5000);
+});
+
+test("current_mode_update from the agent changes the session's current mode", async () => {
+  const h = harness();
+  try {
+    await h.session.prompt(text("mode"), "mode", h.cwd);
+    assert.equal(h.session.modes?.currentModeId, "plan");
+    assert.equal(h.session.transcript.currentModeId, "plan");
+    assert.equal(h.modes.at(-1), "plan");
+  } finally {
+    await h.session.stop();
+  }
+});
+
+const selection = [
+  { type: "text" as const, text: "blocks" },
+  { type: "resource" as const, resource: { uri: "file:///w/a.py#L3-4", mimeType: "text/x-python", text: "x = 1\n" } },
+];
+
+test("an embedded resource goes as text to an agent without embeddedContext", async () => {
+  const h = harness();
+  try {
+    await h.session.prompt(selection, "blocks", h.cwd);
+    const sent = JSON.parse(agentText(h.session)) as unknown;
+    assert.deepEqual(sent, [
+      { type: "text", text: "blocks" },
+      { type: "text", text: "/w/a.py#L3-4:\n```\nx = 1\n```" },
+    ]);
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("an embedded resource is sent as it is when the agent takes embedded context", async () => {
+  const h = harness({ FAKE_EMBEDDED: "1" });
+  try {
+    await h.session.prompt(selection, "blocks", h.cwd);
+    assert.deepEqual(JSON.parse(agentText(h.session)), selection);
+  } finally {
+    await h.session.stop();
+  }
+});
