@@ -126,7 +126,7 @@ def test_a_script_searches_reads_and_edits_with_every_step_in_view(
 def test_a_script_that_never_ends_is_killed_at_its_timeout(
     env: dict[str, str], workspace: Path, fake: FakeLLM, heron_home: Path
 ) -> None:
-    (heron_home / "config.toml").write_text("[code_execution]\ntimeout = 1\ngrace = 0.5\n")
+    (heron_home / "config.toml").write_text("[code_execution]\ntimeout = 3\ngrace = 0.5\n")
     env["HERON_MODE"] = "full-access"
     editor, _, updates = run_script(
         env, workspace, fake, "print('looping', flush=True)\nwhile True:\n    pass\n"
@@ -135,7 +135,7 @@ def test_a_script_that_never_ends_is_killed_at_its_timeout(
         [call] = of_kind(updates, "tool_call")
         assert final(updates, call["toolCallId"])["status"] == "failed"
         output = script_output(fake)
-        assert "status: timeout (killed after 1 s)" in output and "looping" in output
+        assert "status: timeout (killed after 3 s)" in output and "looping" in output
 
 
 def test_the_fifty_first_tool_call_is_refused(

@@ -207,8 +207,9 @@ test("with no workspace folder open, no session is started and the user is told 
   try {
     await stub.commands.get("heron.newSession")?.();
     view.receive?.({ type: "prompt", text: "hello" });
-    await new Promise((r) => setTimeout(r, 50));
-    const errors = stub.messages.filter((m) => m.message.includes("open a folder first"));
+    const refusals = () => stub.messages.filter((m) => m.message.includes("open a folder first"));
+    await until("both refusals", () => refusals().length >= 2, 5000);
+    const errors = refusals();
     assert.equal(errors.length, 2, JSON.stringify(stub.messages));
     assert.ok(!stub.outputLines.some((l) => l.startsWith("starting:")), "no agent was started");
     assert.equal(status.text, "$(circle-outline) Heron");
@@ -230,7 +231,8 @@ test("one turn at a time: a prompt or Ask About Selection while busy is refused;
     stub.activeEditor = { document: notes, selection: Object.assign(new Range(new Position(0, 0), new Position(1, 0)), { isEmpty: false }) };
     stub.ui.answerInput = () => "what is this?";
     await stub.commands.get("heron.askAboutSelection")?.();
-    await new Promise((r) => setTimeout(r, 50));
+    const busyNotes = () => stub.messages.filter((m) => m.message.includes("still working")).length;
+    await until("both refusals", () => busyNotes() >= 2, 5000);
     assert.equal(sentPrompts().length, 1, "nothing else was sent");
     assert.equal(stub.inputBoxes, 0, "no question asked for a prompt that would be refused");
     assert.equal(stub.messages.filter((m) => m.message.includes("still working")).length, 2, JSON.stringify(stub.messages));
@@ -289,8 +291,7 @@ test("a file: link clicked in the chat opens the file in an editor, at its line"
   const view = new StubWebviewView();
   provider.resolveWebviewView(view);
   view.receive?.({ type: "openFile", href: "file:///w/src/a%20b.py#L12" });
-  await new Promise((r) => setTimeout(r, 10));
-  assert.equal(stub.shownDocuments.length, 1);
+  await until("the file opens", () => stub.shownDocuments.length === 1, 5000);
   assert.equal(stub.shownDocuments[0]?.uri.fsPath, "/w/src/a b.py");
   const options = stub.shownDocuments[0].options as { selection: Range };
   assert.equal(options.selection.start.line, 11);

@@ -130,7 +130,8 @@ test("a turn cancelled while the question is open answers cancelled and closes t
     return new Promise<string | undefined>(() => undefined); // the user never answers
   };
   const pending = prompter().request(editRequest(path, null, "x"), abort.signal);
-  for (let i = 0; i < 20 && !asked.yes; i++) await new Promise((r) => setImmediate(r));
+  const deadline = Date.now() + 5000; // the request stats the file first: real I/O, not a tick
+  while (!asked.yes && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   assert.ok(asked.yes, "the question is open");
   assert.equal(stub.tabs.length, 1, "the diff is open while the question is");
   abort.abort();

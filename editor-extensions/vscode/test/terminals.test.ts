@@ -25,7 +25,8 @@ test("runs a command, shows it in a pseudoterminal and returns its output and ex
   assert.equal(output.truncated, false);
   assert.deepEqual(output.exitStatus, { exitCode: 3, signal: null });
   assert.equal(stub.terminals.length, 1);
-  await new Promise((r) => setTimeout(r, 20)); // VS Code opens the terminal a little later
+  // VS Code opens the terminal a little later.
+  await eventually(() => stub.terminals[0]?.written.includes(`in ${cwd}\r\nhi there\r\n`) ?? false);
   assert.ok(stub.terminals[0]?.written.includes(`in ${cwd}\r\nhi there\r\n`), stub.terminals[0]?.written);
   terminals.release({ sessionId: "s", terminalId });
   assert.throws(() => terminals.output({ sessionId: "s", terminalId }), /unknown terminal/);
@@ -63,7 +64,7 @@ test("what the command prints before VS Code opens the terminal is shown once it
   const { terminalId } = await terminals.create({ sessionId: "s", command: "/bin/sh", args: ["-c", "echo early"] });
   // The header is written at once, before the (stub, like VS Code) terminal calls open().
   await terminals.waitForExit({ sessionId: "s", terminalId });
-  await new Promise((r) => setTimeout(r, 20));
+  await eventually(() => stub.terminals[0]?.written.includes("early\r\n") ?? false);
   const written = stub.terminals[0]?.written ?? "";
   assert.ok(written.startsWith("\x1b[2m$ /bin/sh -c echo early"), JSON.stringify(written));
   assert.ok(written.includes("early\r\n"), JSON.stringify(written));
@@ -113,3 +114,9 @@ test("terminal commands do not inherit VS Code's own Node/Electron variables", a
     }
   }
 });
+
+/** Polls ``condition`` for up to five seconds (the assertion after it says what was wrong). */
+async function eventually(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+}
