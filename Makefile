@@ -67,3 +67,4 @@ gen-schema: $(INSTALLED) ## regenerate acp_server/protocol/ from the ACP JSON sc
 
 clean: ## remove the virtualenv, node modules and caches
 	rm -rf $(VENV) tests/node/node_modules $(VSCODE)/node_modules .pytest_cache .ruff_cache
+	rm -rf editor-extensions/vscode-e2e/node_modules editor-extensions/vscode-e2e/.cache
