@@ -1,5 +1,7 @@
 // Drives code-server's workbench in Debian's headless Chromium: opens the sample workspace, runs
-// "Heron: New Session", sends a prompt in Heron's chat webview and checks the scripted answer.
+// "Heron: New Session", sends a prompt in Heron's chat webview and checks the scripted answer,
+// then asks for an edit, reviews it (diff editor + modal dialog), clicks "Apply" and checks the
+// chat, the status bar and the file on disk.
 // Started by run.sh, which passes everything through the environment.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +18,11 @@ const ARTIFACTS = env("E2E_ARTIFACTS");
 const CHROMIUM = env("E2E_CHROMIUM");
 const PROMPT = env("E2E_PROMPT");
 const ANSWER = env("E2E_ANSWER");
+const EDIT_PROMPT = env("E2E_EDIT_PROMPT");
+const EDIT_ANSWER = env("E2E_EDIT_ANSWER");
+const WORKSPACE = env("E2E_WORKSPACE");
+const EXPECTED_HELLO = env("E2E_EXPECTED_HELLO");
+const DIFF_TITLE = "hello.py: Heron's proposed edit"; // the extension's vscode.diff title
 
 const started = Date.now();
 const log = (message) => console.log(`[browser ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
@@ -115,6 +122,133 @@ function recordBrowserPid() {
   }
 }
 
+/** Editor tabs of Heron's proposed edit (a diff editor titled "<name>: Heron's proposed edit"). */
+const diffTabs = () => page.locator("#workbench\\.parts\\.editor .tab", { hasText: DIFF_TITLE });
+
+/**
+ * "First edit approved in my editor": a prompt whose scripted replies read src/hello.py and edit
+ * it with edit_file. In mode "ask" Heron requests permission; the extension opens a diff editor
+ * and a modal dialog. The test clicks "Apply", then checks the chat, the status bar, the file on
+ * disk and that the diff editor is gone.
+ */
+async function firstEditApproved(frame) {
+  const step = (name, promise) =>
+    promise.catch((err) => fail(`edit step "${name}": ${err instanceof Failure ? err.message : err.message ?? err}`));
+  const helloPath = join(WORKSPACE, "src", "hello.py");
+  const before = readFileSync(helloPath, "utf8");
+  if (before === EXPECTED_HELLO) fail(`${helloPath} already holds the edited text before the edit prompt`);
+
+  const prompt = frame.locator("textarea#prompt");
+  await step("send the edit prompt", (async () => {
+    await prompt.click();
+    await prompt.fill(EDIT_PROMPT);
+    await prompt.press("Enter");
+  })());
+  log(`sent "${EDIT_PROMPT}"`);
+  await step("the edit prompt in the transcript", until(
+    "the edit prompt in the transcript",
+    () => frame.locator(".msg.user", { hasText: EDIT_PROMPT }).count(),
+    15_000,
+  ));
+
+  // The review: a diff editor tab and VS Code's modal dialog (custom dialog in the workbench DOM).
+  await step("the diff editor", until(
+    `the diff editor tab "${DIFF_TITLE}"`,
+    async () => (await diffTabs().count()) > 0 && (await page.locator(".monaco-diff-editor").first().isVisible()),
+    60_000,
+  ));
+  log(`diff editor open: "${DIFF_TITLE}"`);
+  const dialog = page.locator(".monaco-dialog-box");
+  await step("the modal review dialog", until(
+    "the modal review dialog (Apply / Reject)",
+    async () => (await dialog.count()) > 0 && (await dialog.first().isVisible()),
+    30_000,
+  ));
+  const dialogText = (await dialog.first().innerText()).replace(/\s+/g, " ").trim();
+  log(`dialog: "${dialogText}"`);
+  const buttons = (await dialog.first().locator(".dialog-buttons .monaco-button").allInnerTexts()).map((b) => b.trim());
+  log(`dialog buttons: ${JSON.stringify(buttons)}`);
+  for (const wanted of ["Apply", "Reject"]) {
+    if (!buttons.includes(wanted)) fail(`the review dialog has no "${wanted}" button (buttons: ${JSON.stringify(buttons)})`);
+  }
+  if (!/src\/hello\.py/.test(dialogText)) fail(`the review dialog does not name src/hello.py: "${dialogText}"`);
+  // The status bar says Heron waits for the user.
+  const reviewStatus = await until(
+    'status bar "Heron: approval needed" during the review',
+    async () => {
+      const text = await statusBarText();
+      return /approval needed/i.test(text) ? text : "";
+    },
+    10_000,
+  ).catch((err) => fail(`edit step "the status bar during the review": ${err.message}`));
+  log(`status bar: "${reviewStatus}"`);
+  // While the dialog is up nothing is written yet.
+  if (readFileSync(helloPath, "utf8") !== before) fail(`${helloPath} changed before "Apply" was clicked`);
+  await page.waitForTimeout(500); // let the diff editor render before the picture
+  await shot("04-review.png");
+
+  await step('click "Apply"', dialog.first().getByRole("button", { name: "Apply", exact: true }).click({ timeout: 10_000 }));
+  log('clicked "Apply"');
+  await step("the dialog closes", until(
+    "the review dialog to close after Apply",
+    async () => (await dialog.count()) === 0 || !(await dialog.first().isVisible()),
+    10_000,
+  ));
+
+  // The answer, then the end of the turn.
+  const agent = frame.locator(".msg.agent", { hasText: EDIT_ANSWER });
+  await step("the edit answer", until(`the answer "${EDIT_ANSWER}" in the chat`, () => agent.count(), 60_000));
+  await step("the end of the edit turn", until(
+    'the end of the edit turn (status bar "ready (ask)")',
+    async () => !(await frame.locator("body.busy").count()) && /ready \(ask\)/i.test(await statusBarText()),
+    30_000,
+  ));
+  const answer = (await agent.first().innerText()).trim();
+  log(`answer: "${answer}"`);
+  const status = await statusBarText();
+  log(`status bar: "${status}"`);
+
+  // The edit's tool call: done, with its diff.
+  const editTool = frame.locator(".tool", { hasText: "Edit src/hello.py" });
+  if ((await editTool.count()) === 0) {
+    const tools = await frame.locator(".tool").allInnerTexts();
+    fail(`no "Edit src/hello.py" tool item in the chat (tool items: ${JSON.stringify(tools)})`);
+  }
+  const toolText = (await editTool.last().innerText()).replace(/\s+/g, " ").trim();
+  log(`edit tool item: "${toolText}"`);
+  const toolClass = (await editTool.last().getAttribute("class")) ?? "";
+  if (!toolClass.includes("status-completed") || !/^done\b/.test(toolText)) {
+    fail(`the edit tool item is not done (class "${toolClass}"): "${toolText}"`);
+  }
+  const diffText = await editTool.last().locator(".diff").innerText().catch(() => "");
+  for (const line of ["-def greet(name: str) -> str:", "+def welcome(name: str) -> str:", '+    print(welcome("world"))']) {
+    if (!diffText.includes(line)) fail(`the edit's diff in the chat lacks ${JSON.stringify(line)}: ${JSON.stringify(diffText)}`);
+  }
+
+  // The file on disk (written by the extension through a WorkspaceEdit and saved).
+  let onDisk = "";
+  await until(
+    `the edited text in ${helloPath}`,
+    () => (onDisk = readFileSync(helloPath, "utf8")) === EXPECTED_HELLO,
+    10_000,
+  ).catch((err) =>
+    fail(`edit step "the file on disk": ${err.message}; it holds ${JSON.stringify(onDisk)}, expected ${JSON.stringify(EXPECTED_HELLO)}`),
+  );
+  log(`${helloPath} holds the edited text`);
+
+  // The review is over: its diff editor is closed.
+  await step("the diff editor closes", until(
+    `the diff editor "${DIFF_TITLE}" to close`,
+    async () => (await diffTabs().count()) === 0,
+    10_000,
+  ));
+  log("diff editor closed");
+
+  await page.waitForTimeout(500);
+  await shot("05-applied.png");
+  return { dialog: dialogText, buttons, reviewStatus, tool: toolText, answer, status };
+}
+
 async function main() {
   log(`chromium ${CHROMIUM}, profile ${profile}`);
   context = await chromium.launchPersistentContext(profile, {
@@ -209,10 +343,13 @@ async function main() {
 
   await page.waitForTimeout(500);
   await shot("03-answer.png");
+
+  const edit = await firstEditApproved(frame);
+
   writeFileSync(
     join(ARTIFACTS, "result.json"),
     JSON.stringify(
-      { passed: true, initialStatus, readyStatus, finalStatus, answer, tools },
+      { passed: true, initialStatus, readyStatus, finalStatus, answer, tools, edit },
       null,
       2,
     ),

@@ -142,8 +142,21 @@ EOF
 
 PROMPT="Are you there, Heron?"
 ANSWER="Heron is here and working."
-# The scripted model (agent_core/models/scripted.py): first reads a file through the editor
-# (a tool call, shown in the chat), then answers with a sentence the test looks for.
+EDIT_PROMPT="Please rename greet to welcome in src/hello.py."
+EDIT_ANSWER="Renamed greet to welcome in src/hello.py."
+# What src/hello.py must hold on disk once the edit is applied.
+EXPECTED_HELLO='def welcome(name: str) -> str:
+    return f"Hello, {name}!"
+
+
+if __name__ == "__main__":
+    print(welcome("world"))
+'
+# The scripted model (agent_core/models/scripted.py). First prompt: reads a file through the
+# editor (a tool call, shown in the chat), then answers with a sentence the test looks for.
+# Second prompt (the n-th model call of a turn plays the n-th reply): reads the file (the
+# stale-read guard refuses an edit of a file not read), edits it with edit_file (mode "ask":
+# reviewed in a diff editor with a modal Apply / Reject), then answers.
 cat >"$SCRIPT_JSON" <<EOF
 {
   "chunk_delay": 0.02,
@@ -157,6 +170,23 @@ cat >"$SCRIPT_JSON" <<EOF
         ],
         [
           {"text": "$ANSWER I read \`src/hello.py\`: it defines \`greet()\`."}
+        ]
+      ]
+    },
+    {
+      "match": "rename greet to welcome",
+      "replies": [
+        [
+          {"tool_call": {"name": "read_file", "arguments": {"path": "src/hello.py"}}}
+        ],
+        [
+          {"tool_call": {"name": "edit_file", "arguments": {"path": "src/hello.py", "edits": [
+            {"old_string": "def greet(name: str)", "new_string": "def welcome(name: str)"},
+            {"old_string": "print(greet(", "new_string": "print(welcome("}
+          ]}}}
+        ],
+        [
+          {"text": "$EDIT_ANSWER"}
         ]
       ]
     }
@@ -272,6 +302,8 @@ say "running browser.mjs"
 E2E_URL="http://127.0.0.1:$PORT/?folder=$WORKSPACE" \
   E2E_ARTIFACTS="$ARTIFACTS" E2E_CHROMIUM="$CHROMIUM" \
   E2E_PROMPT="$PROMPT" E2E_ANSWER="$ANSWER" E2E_BROWSER_PID_FILE="$BROWSER_PID_FILE" \
+  E2E_EDIT_PROMPT="$EDIT_PROMPT" E2E_EDIT_ANSWER="$EDIT_ANSWER" \
+  E2E_WORKSPACE="$WORKSPACE" E2E_EXPECTED_HELLO="$EXPECTED_HELLO" \
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
   setsid timeout --kill-after=10 "${E2E_TIMEOUT_S:-300}" node "$HERE/browser.mjs" &
 # In the background (own process group) and waited for, so that a TERM/INT to this script is
