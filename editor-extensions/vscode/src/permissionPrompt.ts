@@ -101,7 +101,7 @@ export class VscodePermissionPrompter implements PermissionPrompter {
       const picked = await untilAborted(
         vscode.window.showInformationMessage(
           `Heron: ${title}`,
-          { modal: true, detail: `Review the proposed edit to ${diff.path} in the diff editor.` },
+          { modal: true, detail: `Review the proposed edit to ${vscode.workspace.asRelativePath(diff.path)} in the diff editor.` },
           ...choices.map((c) => c.label),
         ),
         signal,

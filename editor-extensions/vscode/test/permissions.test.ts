@@ -83,14 +83,16 @@ test("Reject returns the reject option; a new file diffs against a virtual empty
   assert.equal(leftText, "");
 });
 
-test("the edit question is a modal dialog naming the file", async () => {
-  const path = join(mkdtempSync(join(tmpdir(), "heron-perm-")), "m.txt");
+test("the edit question is a modal dialog naming the file as the workspace knows it", async () => {
+  const root = mkdtempSync(join(tmpdir(), "heron-perm-"));
+  const path = join(root, "src", "m.txt");
+  stub.workspaceFolders = [{ uri: Uri.file(root) }];
   stub.ui.answerMessage = () => "Apply";
   await prompter().request(editRequest(path, null, "x"), new AbortController().signal);
   const [message] = stub.messages;
   assert.ok(message);
   assert.equal(message.options.modal, true);
-  assert.ok(message.options.detail?.includes(path), message.options.detail);
+  assert.ok(message.options.detail?.includes(" src/m.txt "), message.options.detail);
 });
 
 test("dismissing the question (Escape, the dialog's Cancel) answers the reject option", async () => {

@@ -237,8 +237,11 @@ export const workspace = {
     stub.providers.set(scheme, provider);
     return disposable;
   },
-  asRelativePath(uri: Uri): string {
-    return relative(process.cwd(), uri.fsPath);
+  /** Like VS Code: relative to the (first) workspace folder when inside it, else unchanged. */
+  asRelativePath(pathOrUri: string | Uri): string {
+    const path = typeof pathOrUri === "string" ? pathOrUri : pathOrUri.fsPath;
+    const folder = stub.workspaceFolders?.[0]?.uri.fsPath;
+    return folder && path.startsWith(`${folder}/`) ? relative(folder, path) : path;
   },
   get workspaceFolders(): { uri: Uri }[] | undefined {
     return stub.workspaceFolders;
