@@ -9,7 +9,13 @@ const STATUS_LABELS: Record<string, string> = {
   failed: "failed",
 };
 
-/** A compact line diff: common head and tail are dropped, the changed middle is shown. */
+/** Above this many line pairs the middle is shown as removed-then-added, not aligned. */
+const MAX_ALIGNED_CELLS = 1_000_000;
+
+type DiffLine = { kind: "del" | "add" | "same"; text: string };
+
+/** A compact line diff: the common head and tail are dropped; in the changed middle, unchanged
+ * lines are aligned (longest common subsequence) so a rename shows as the lines it touched. */
 export function renderDiff(oldText: string | null, newText: string): string {
   const before = oldText === null || oldText === "" ? [] : oldText.split("\n");
   const after = newText.split("\n");
@@ -22,9 +28,45 @@ export function renderDiff(oldText: string | null, newText: string): string {
     before[before.length - 1 - tail] === after[after.length - 1 - tail]
   )
     tail++;
-  const removed = before.slice(head, before.length - tail).map((l) => `<span class="del">-${escapeHtml(l)}</span>`);
-  const added = after.slice(head, after.length - tail).map((l) => `<span class="add">+${escapeHtml(l)}</span>`);
-  return [...removed, ...added].join("\n");
+  const removed = before.slice(head, before.length - tail);
+  const added = after.slice(head, after.length - tail);
+  const lines: DiffLine[] =
+    removed.length * added.length <= MAX_ALIGNED_CELLS
+      ? alignLines(removed, added)
+      : [...removed.map((text) => ({ kind: "del" as const, text })), ...added.map((text) => ({ kind: "add" as const, text }))];
+  return lines
+    .map(({ kind, text }) =>
+      kind === "same" ? ` ${escapeHtml(text)}` : `<span class="${kind}">${kind === "del" ? "-" : "+"}${escapeHtml(text)}</span>`,
+    )
+    .join("\n");
+}
+
+/** The two line lists as deletions, additions and shared lines, in order. */
+export function alignLines(a: string[], b: string[]): DiffLine[] {
+  const width = b.length + 1;
+  const common = new Uint32Array((a.length + 1) * width); // common[i][j]: LCS of a[i:], b[j:]
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) {
+      common[i * width + j] =
+        a[i] === b[j]
+          ? (common[(i + 1) * width + j + 1] ?? 0) + 1
+          : Math.max(common[(i + 1) * width + j] ?? 0, common[i * width + j + 1] ?? 0);
+    }
+  }
+  const lines: DiffLine[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      lines.push({ kind: "same", text: a[i++] ?? "" });
+      j++;
+    } else if (i < a.length && (j === b.length || (common[(i + 1) * width + j] ?? 0) >= (common[i * width + j + 1] ?? 0))) {
+      lines.push({ kind: "del", text: a[i++] ?? "" }); // on a tie, what goes comes before what comes
+    } else {
+      lines.push({ kind: "add", text: b[j++] ?? "" });
+    }
+  }
+  return lines;
 }
 
 function renderToolContent(content: ToolContentView): string {

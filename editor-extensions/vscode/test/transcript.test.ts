@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { renderItem, renderUsage } from "../src/render";
+import { renderDiff, renderItem, renderUsage } from "../src/render";
 import { Transcript, type Item } from "../src/transcript";
 
 const text = (sessionUpdate: "agent_message_chunk" | "agent_thought_chunk", t: string, messageId?: string): SessionUpdate => ({
@@ -111,4 +111,22 @@ test("thoughts render in a collapsible details element, escaped", () => {
   const [item] = t.apply(text("agent_thought_chunk", "<b>why</b>", "t"));
   assert.ok(item);
   assert.equal(renderItem(item), '<details class="thought"><summary>Thinking</summary><p>&lt;b&gt;why&lt;/b&gt;</p></details>');
+});
+
+test("a diff aligns the lines it did not change: a rename shows only the lines it touched", () => {
+  const before = 'def greet(name):\n    return name\n\nif x:\n    greet("w")\n';
+  const after = 'def welcome(name):\n    return name\n\nif x:\n    welcome("w")\n';
+  assert.equal(
+    renderDiff(before, after),
+    [
+      '<span class="del">-def greet(name):</span>',
+      '<span class="add">+def welcome(name):</span>',
+      "     return name",
+      " ",
+      " if x:",
+      '<span class="del">-    greet(&quot;w&quot;)</span>',
+      '<span class="add">+    welcome(&quot;w&quot;)</span>',
+    ].join("\n"),
+  );
+  assert.equal(renderDiff(null, "new\n"), '<span class="add">+new</span>\n<span class="add">+</span>');
 });
