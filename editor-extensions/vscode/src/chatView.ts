@@ -65,7 +65,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
   }
 
   showItems(items: Item[], usage: Usage | null): void {
-    this.post({ type: "items", items: items.map((i) => ({ id: i.id, html: renderItem(i) })), usage: renderUsage(usage) });
+    const relative = (path: string): string => vscode.workspace.asRelativePath(path);
+    const html = items.map((i) => ({ id: i.id, html: renderItem(i, relative) }));
+    this.post({ type: "items", items: html, usage: renderUsage(usage) });
   }
 
   setBusy(busy: boolean): void {

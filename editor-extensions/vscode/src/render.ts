@@ -69,12 +69,15 @@ export function alignLines(a: string[], b: string[]): DiffLine[] {
   return lines;
 }
 
-function renderToolContent(content: ToolContentView): string {
+/** How a file path reads in the chat (the extension makes it workspace-relative). */
+export type PathDisplay = (path: string) => string;
+
+function renderToolContent(content: ToolContentView, displayPath: PathDisplay): string {
   switch (content.type) {
     case "text": // a tool's output (file contents, command output): shown as it is, not as markdown
       return `<pre class="tool-output">${escapeHtml(content.text)}</pre>`;
     case "diff":
-      return `<div class="diff"><div class="diff-path">${escapeHtml(content.path)}</div><pre>${renderDiff(
+      return `<div class="diff"><div class="diff-path">${escapeHtml(displayPath(content.path))}</div><pre>${renderDiff(
         content.oldText,
         content.newText,
       )}</pre></div>`;
@@ -83,7 +86,7 @@ function renderToolContent(content: ToolContentView): string {
   }
 }
 
-export function renderItem(item: Item): string {
+export function renderItem(item: Item, displayPath: PathDisplay = (path) => path): string {
   switch (item.kind) {
     case "user":
       return `<div class="msg user">${renderMarkdown(item.text)}</div>`;
@@ -97,7 +100,7 @@ export function renderItem(item: Item): string {
       return (
         `<div class="tool status-${status}"><div class="tool-head">` +
         `<span class="badge">${label}</span> <span class="tool-title">${escapeHtml(item.title)}</span>` +
-        `</div>${item.content.map(renderToolContent).join("")}</div>`
+        `</div>${item.content.map((c) => renderToolContent(c, displayPath)).join("")}</div>`
       );
     }
     case "plan":
