@@ -168,7 +168,7 @@ async def test_anthropic_request_is_recorded(fake: FakeLLM) -> None:
     assert request.body["messages"] == USER
     assert request.body["tools"] == [ANTHROPIC_TOOL]
     assert request.body["system"] == "Be brief"
-    assert request.finished_at is not None and request.finished_at >= request.started_at
+    assert fake.finished(request) >= request.started_at
 
 
 # --- OpenAI Responses --------------------------------------------------------------------------
@@ -428,8 +428,8 @@ async def test_retry_after_is_honoured_by_sdk_retries(fake: FakeLLM) -> None:
         message = await stream.get_final_message()
     assert message.content[0].type == "text" and message.content[0].text == "ok"
     first, second = fake.requests
-    assert first.status == 529 and first.finished_at is not None
-    assert second.started_at - first.finished_at >= 0.2
+    assert first.status == 529
+    assert second.started_at - fake.finished(first) >= 0.2
 
 
 async def test_empty_queue_answers_500_naming_the_request_without_retries(fake: FakeLLM) -> None:

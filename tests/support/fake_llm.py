@@ -406,6 +406,15 @@ class FakeLLM:
                 seen = [r.path for r in self.requests]
                 raise TimeoutError(f"FakeLLM: wanted {n} requests in {timeout}s, got {seen}")
 
+    def finished(self, record: RecordedRequest, timeout: float = 10) -> float:
+        """When the server finished answering ``record``: its thread records that just after the
+        last byte, so a client that has read everything may still be a moment ahead of it."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: record.finished_at is not None, timeout):
+                raise TimeoutError(f"FakeLLM: {record.path} not finished in {timeout}s")
+        assert record.finished_at is not None
+        return record.finished_at
+
     def handle(self, h: _Handler) -> None:
         """Answer one request (on a server thread): the next queued reply, or an error."""
         raw = h.rfile.read(int(h.headers.get("Content-Length") or 0))
@@ -444,7 +453,9 @@ class FakeLLM:
             record.client_closed = True
             h.close_connection = True
         finally:
-            record.finished_at = time.monotonic()
+            with self._changed:
+                record.finished_at = time.monotonic()
+                self._changed.notify_all()
 
     def _error(
         self,
