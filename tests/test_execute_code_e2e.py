@@ -233,9 +233,8 @@ def test_cancelling_a_scripts_permission_question_ends_the_turn(
             for u in of_kind(updates, "tool_call_update")
             if "status" in u
         }
-        assert all(s in ("completed", "failed") for s in statuses.values()), (
-            statuses
-        )  # none left spinning
+        closed = all(s in ("completed", "failed") for s in statuses.values())
+        assert closed, statuses  # no tool call left spinning
 
 
 def test_a_script_that_leaves_a_child_behind_still_ends(

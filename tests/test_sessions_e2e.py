@@ -35,6 +35,16 @@ def folded(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return replay(builder.drain(finished=True))
 
 
+def wait_for_first_chunk(agent: RawAgent) -> None:
+    """Until the reply being written has started to arrive."""
+    agent.wait_for(
+        lambda m: (
+            m.get("method") == "session/update"
+            and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        )
+    )
+
+
 def updates_before(agent: RawAgent, request_id: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The updates that arrived before the response to ``request_id``, and the response."""
     updates: list[dict[str, Any]] = []
@@ -241,12 +251,7 @@ def test_close_during_a_prompt_ends_it_cancelled(
         agent.initialize()
         session_id = agent.new_session(workspace)
         agent.start_prompt(session_id, "go", request_id="p")
-        agent.wait_for(
-            lambda m: (
-                m.get("method") == "session/update"
-                and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-            )
-        )
+        wait_for_first_chunk(agent)
         agent.send(
             {
                 "jsonrpc": "2.0",
@@ -275,12 +280,7 @@ def test_a_killed_agent_loses_at_most_the_reply_it_was_writing(
         )
         agent.drain(quiet=0.2)
         agent.start_prompt(session_id, "second question", request_id="p")
-        agent.wait_for(
-            lambda m: (
-                m.get("method") == "session/update"
-                and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-            )
-        )
+        wait_for_first_chunk(agent)
         time.sleep(0.2)
         os.kill(agent.proc.pid, signal.SIGKILL)
         agent.proc.wait()
@@ -380,12 +380,7 @@ def test_a_terminated_agent_saves_the_reply_it_was_writing(
         agent.initialize()
         session_id = agent.new_session(workspace)
         agent.start_prompt(session_id, "a question", request_id="p")
-        agent.wait_for(
-            lambda m: (
-                m.get("method") == "session/update"
-                and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-            )
-        )
+        wait_for_first_chunk(agent)
         time.sleep(0.2)
         agent.proc.terminate()
         assert agent.proc.wait(timeout=10) == 0
