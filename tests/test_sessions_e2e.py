@@ -56,6 +56,16 @@ def updates_before(agent: RawAgent, request_id: Any) -> tuple[list[dict[str, Any
             updates.append(message["params"]["update"])
 
 
+def load(
+    agent: RawAgent, session_id: str, cwd: Path
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``session/load``: the updates it replayed, and its response."""
+    request_id = f"load-{session_id}"
+    params = {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
+    agent.send({"jsonrpc": "2.0", "id": request_id, "method": "session/load", "params": params})
+    return updates_before(agent, request_id)
+
+
 def test_a_loaded_session_replays_what_the_editor_saw(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
@@ -83,15 +93,7 @@ def test_a_loaded_session_replays_what_the_editor_saw(
 
     with FakeEditor(env) as editor:  # a fresh process
         editor.initialize()
-        editor.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "load",
-                "method": "session/load",
-                "params": {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []},
-            }
-        )
-        replayed, response = updates_before(editor, "load")
+        replayed, response = load(editor, session_id, workspace)
         assert response["result"]["modes"]["currentModeId"] == "ask"
         assert editor.drain(quiet=0.5) == []  # nothing follows the load response
     assert replayed[:-1] == expected
@@ -286,15 +288,7 @@ def test_a_killed_agent_loses_at_most_the_reply_it_was_writing(
         agent.proc.wait()
     with RawAgent(env) as agent:
         agent.initialize()
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "l",
-                "method": "session/load",
-                "params": {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []},
-            }
-        )
-        replayed, response = updates_before(agent, "l")
+        replayed, response = load(agent, session_id, workspace)
     assert "result" in response
     texts = [
         u["content"]["text"]
@@ -341,24 +335,8 @@ def test_a_fork_diverges_without_touching_its_parent(
         )["result"]
         assert fork["sessionId"] != parent and fork["modes"]["currentModeId"] == "ask"
         agent.prompt(fork["sessionId"], "only in the fork")
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "lp",
-                "method": "session/load",
-                "params": {"sessionId": parent, "cwd": str(workspace), "mcpServers": []},
-            }
-        )
-        parent_view, _ = updates_before(agent, "lp")
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "lf",
-                "method": "session/load",
-                "params": {"sessionId": fork["sessionId"], "cwd": str(workspace), "mcpServers": []},
-            }
-        )
-        fork_view, _ = updates_before(agent, "lf")
+        parent_view, _ = load(agent, parent, workspace)
+        fork_view, _ = load(agent, fork["sessionId"], workspace)
         missing = agent.request(
             "session/fork", {"sessionId": "nope", "cwd": str(workspace)}, check=False
         )["error"]
@@ -388,15 +366,7 @@ def test_a_terminated_agent_saves_the_reply_it_was_writing(
         assert answer["result"]["stopReason"] == "cancelled"  # the prompt is answered, too
     with RawAgent(slow) as agent:
         agent.initialize()
-        agent.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "l",
-                "method": "session/load",
-                "params": {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []},
-            }
-        )
-        replayed, response = updates_before(agent, "l")
+        replayed, response = load(agent, session_id, workspace)
     assert "result" in response
     texts = [u["content"]["text"] for u in replayed if u["sessionUpdate"] == "agent_message_chunk"]
     assert "".join(texts) == "an answer cut short"

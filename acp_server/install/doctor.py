@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from pathlib import Path
 from typing import Any, TextIO
@@ -83,6 +84,7 @@ def _editor(editor: Editor, say: Any) -> None:
         say(OK, f"{editor.title}: {file} starts {command}")
 
 
+@functools.cache  # editors set up by `heron setup` share one binary: check it once
 def _broken(command: str) -> str | None:
     """Why ``command`` is not a working `heron`, or None."""
     if not Path(command).is_absolute():

@@ -25,7 +25,7 @@ from agent_core.events import (
     TurnEnded,
 )
 from agent_core.loop.compacting import compact
-from agent_core.loop.execution import batches, execute, title
+from agent_core.loop.execution import batches, execute
 from agent_core.loop.meter import ContextMeter
 from agent_core.loop.translate import FINISH_TO_STOP, ArgumentsPreview, translate
 from agent_core.messages import (
@@ -38,7 +38,7 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import Model, ModelRequest, ResponseCompleted, ToolSpec
-from agent_core.tools.base import ToolContext, Toolset
+from agent_core.tools.base import ToolContext, Toolset, call_title
 
 DEFAULT_MAX_REQUESTS = 90
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
@@ -184,7 +184,7 @@ class Agent:
                     self._add(message, unsaved=True)
                     done = True
                     for call in message.tool_calls:
-                        named = title(call.name, call.arguments, self._tools)
+                        named = call_title(call.name, call.arguments, self._tools)
                         yield ToolCallUpdated(call.call_id, title=named, arguments=call.arguments)
                     yield event
                 elif translated := translate(event, message_id, received, previews, self._tools):

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from pydantic import ValidationError
 
 from agent_core.approvals import ApprovalCancelled
@@ -56,15 +53,6 @@ def _problems(exc: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
     )
-
-
-def title(name: str, arguments: Mapping[str, Any], tools: Toolset) -> str:
-    """How the call reads in the editor; the tool name until its arguments make sense."""
-    tool = tools.get(name)
-    try:
-        return tool.title(arguments) if tool else name
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return name
 
 
 def batches(calls: tuple[ToolCallPart, ...], tools: Toolset) -> list[list[ToolCallPart]]:

@@ -13,11 +13,10 @@ from agent_core.events import (
     ToolCallStarted,
     ToolCallUpdated,
 )
-from agent_core.loop.execution import title
 from agent_core.loop.preview import partial_arguments
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import StreamEvent
-from agent_core.tools.base import Toolset
+from agent_core.tools.base import Toolset, call_title
 
 FINISH_TO_STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
@@ -45,13 +44,13 @@ def translate(
         previews[event.call_id] = ArgumentsPreview(event.name)
         tool = tools.get(event.name)
         kind = tool.kind if tool else "other"
-        return ToolCallStarted(event.call_id, event.name, title(event.name, {}, tools), kind)
+        return ToolCallStarted(event.call_id, event.name, call_title(event.name, {}, tools), kind)
     if event.kind == "tool_arguments_delta":
         preview = previews[event.call_id]
         if (arguments := preview.add(event.json_fragment)) is None:
             return None
         return ToolCallUpdated(
-            event.call_id, title=title(preview.name, arguments, tools), arguments=arguments
+            event.call_id, title=call_title(preview.name, arguments, tools), arguments=arguments
         )
     if event.kind == "status_notice":
         return NoticeRaised(event.severity, event.title, event.description)

@@ -133,6 +133,15 @@ class Tool(Protocol):
 Toolset = Mapping[str, Tool]
 
 
+def call_title(name: str, arguments: Mapping[str, Any], tools: Toolset) -> str:
+    """How a call reads in the editor; the tool name until its arguments make sense."""
+    tool = tools.get(name)
+    try:
+        return tool.title(arguments) if tool else name
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return name
+
+
 def require_inside(context: ToolContext, raw: str) -> Path:
     """A path the agent may read without asking: inside the session's roots."""
     path, inside = context.path(raw)

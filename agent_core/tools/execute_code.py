@@ -30,7 +30,7 @@ from agent_core.events import (
     ToolKind,
 )
 from agent_core.messages import ToolCallPart, ToolResultPart
-from agent_core.tools.base import Tool, ToolContext
+from agent_core.tools.base import Tool, ToolContext, call_title
 
 RunTool = Callable[[ToolCallPart, ToolContext], Awaitable[ToolResultPart]]
 SCRIPTABLE = ("read_file", "edit_file", "write_file", "search", "find_files", "terminal")
@@ -132,7 +132,7 @@ class _ScriptCalls:
         self._count += 1
         call_id = f"{self._context.call_id}.{self._count}"
         report = self._context.report
-        title = _title(tool, arguments)
+        title = call_title(name, arguments, self._tools)
         await report(ToolCallStarted(call_id, name, title, tool.kind, arguments))
         await report(ToolCallUpdated(call_id, status="in_progress", title=title))
         self._open.add(call_id)
@@ -164,13 +164,6 @@ class _ScriptCalls:
                 ToolCallUpdated(call_id, status="failed", output="Stopped: the script ended.")
             )
         self._open.clear()
-
-
-def _title(tool: Tool, arguments: Mapping[str, Any]) -> str:
-    try:
-        return tool.title(arguments)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return tool.name
 
 
 def _describe(stubs: list[StubTool], limits: CodeExecutionSettings) -> str:
