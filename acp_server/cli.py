@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import logging
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -100,18 +101,39 @@ def run_acp(*, model: str | None = None) -> int:
         settings = load_settings(model=model)
     except ConfigError as exc:
         settings = load_settings(model=model, read_file=False)  # serve; sessions report it
-        setup_logging(settings.log_dir, settings.log_level, trace=False)
+        redact = _redactor(settings)
+        setup_logging(settings.log_dir, settings.log_level, trace=False, redact=redact)
         log.error("%s", exc)
-        return _serve(transport, settings, config_error=str(exc))
-    setup_logging(settings.log_dir, settings.log_level, trace=settings.trace)
-    return _serve(transport, settings, config_error=None)
+        return _serve(transport, settings, redact, config_error=str(exc))
+    redact = _redactor(settings)
+    setup_logging(settings.log_dir, settings.log_level, trace=settings.trace, redact=redact)
+    return _serve(transport, settings, redact, config_error=None)
 
 
-def _serve(transport: StdioTransport, settings: Settings, config_error: str | None) -> int:
+def _redactor(settings: Settings) -> Callable[[str], str]:
+    """What keeps secrets out of the logs and the session store; built on first use, so
+    reading the environment for secrets costs `initialize` nothing."""
+
+    @functools.cache
+    def build() -> Callable[[str], str]:
+        from agent_core.config import secrets_to_redact
+        from agent_core.safety.secrets import Redactor
+
+        return Redactor(secrets_to_redact(settings))
+
+    return lambda text: build()(text)
+
+
+def _serve(
+    transport: StdioTransport,
+    settings: Settings,
+    redact: Callable[[str], str],
+    config_error: str | None,
+) -> int:
     from agent_core.sessions.sqlite import SqliteSessionStore  # cheap: sqlite loads on open()
 
     connection = Connection(transport, trace=trace_message if settings.trace else None)
-    store = SqliteSessionStore(settings.sessions_db)
+    store = SqliteSessionStore(settings.sessions_db, redact)
     build_session = _session_factory(connection, settings, store, config_error)
 
     def preload() -> None:

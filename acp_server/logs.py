@@ -1,10 +1,15 @@
-"""Logging to stderr and ``$HERON_HOME/logs/heron.log``; raw-message tracing with HERON_TRACE=1."""
+"""Logging to stderr and ``$HERON_HOME/logs/heron.log``; raw-message tracing with HERON_TRACE=1.
+
+Every line passes through ``redact`` on its way out, so provider keys and scrubbed secrets never
+reach a log, traced messages included.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -12,13 +17,24 @@ TRACE_LIMIT = 4000  # characters of a traced message kept in the log
 ROTATE_AT_BYTES = 5_000_000
 
 
-def setup_logging(log_dir: Path, level: str, *, trace: bool) -> None:
+class _Redacting(logging.Formatter):
+    def __init__(self, fmt: str, redact: Callable[[str], str]) -> None:
+        super().__init__(fmt)
+        self._redact = redact
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self._redact(super().format(record))
+
+
+def setup_logging(
+    log_dir: Path, level: str, *, trace: bool, redact: Callable[[str], str] = str
+) -> None:
     root = logging.getLogger("heron")
     root.setLevel(logging.DEBUG if trace else level)
     root.propagate = False
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setLevel(logging.WARNING if not trace else logging.DEBUG)
-    stderr.setFormatter(logging.Formatter("heron: %(levelname)s %(message)s"))
+    stderr.setFormatter(_Redacting("heron: %(levelname)s %(message)s", redact))
     root.addHandler(stderr)
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -28,7 +44,7 @@ def setup_logging(log_dir: Path, level: str, *, trace: bool) -> None:
     except OSError as exc:
         root.warning("cannot write logs to %s: %s", log_dir, exc)
         return
-    file.setFormatter(logging.Formatter(FORMAT))
+    file.setFormatter(_Redacting(FORMAT, redact))
     root.addHandler(file)
 
 

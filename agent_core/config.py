@@ -306,17 +306,24 @@ def _string(table: dict[str, Any], key: str) -> str | None:
     return value
 
 
-SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH")
-
-
 def child_environment(keep: frozenset[str] = frozenset()) -> dict[str, str]:
-    """The environment for commands the agent runs: ours, minus anything that looks like a
-    secret (names containing KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL or AUTH), unless kept."""
-    return {
-        name: value
-        for name, value in os.environ.items()
-        if name in keep or not any(marker in name.upper() for marker in SECRET_MARKERS)
-    }
+    """The environment for the processes Heron starts (commands, scripts, MCP servers): ours,
+    minus every secret by name or by value (``safety.secrets``), unless its name is kept."""
+    from agent_core.safety.secrets import scrub
+
+    return scrub(os.environ, keep).kept
+
+
+def secrets_to_redact(settings: Settings) -> dict[str, str]:
+    """What must never be written to the session store or the logs: the provider keys, and
+    every value scrubbed from the children's environment. Name -> value."""
+    from agent_core.safety.secrets import scrub
+
+    secrets = scrub(os.environ, settings.keep_environment).removed
+    for provider, (key_variable, _) in PROVIDER_ENV.items():
+        if key := settings.provider(provider).api_key:
+            secrets.setdefault(key_variable, key)
+    return secrets
 
 
 def user_config_home() -> Path:

@@ -145,22 +145,23 @@ def test_an_edit_of_a_file_changed_since_it_was_read_is_refused(
 def test_allow_always_for_a_command_prefix_survives_a_restart(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path, heron_home: Path
 ) -> None:
-    env = scripted(agent_env, tmp_path, call("terminal", command="echo first"))
+    env = scripted(agent_env, tmp_path, call("terminal", command="echo first > first.txt"))
     with FakeEditor(env, terminal=False) as editor:
         editor.initialize()
         editor.answers.append("allow_always")
         _, updates = editor.prompt(editor.new_session(workspace), "run it")
     [run] = tool_updates(updates, "terminal").values()
-    assert final(run)["status"] == "completed" and "first" in final(run)["rawOutput"]["output"]
+    assert final(run)["status"] == "completed" and (workspace / "first.txt").exists()
     rules = json.loads((heron_home / "permissions.json").read_text())
     assert rules[str(workspace)]["allow_commands"] == ["echo"]
-    env = scripted(agent_env, tmp_path, call("terminal", command="echo second"))
+    env = scripted(agent_env, tmp_path, call("terminal", command="echo second > second.txt"))
     with FakeEditor(env, terminal=False) as editor:  # a new process: a restart
         editor.initialize()
         _, updates = editor.prompt(editor.new_session(workspace), "run it again")
         asked = [r for r in editor.requests if r["method"] == "session/request_permission"]
     [run] = tool_updates(updates, "terminal").values()
-    assert asked == [] and "second" in final(run)["rawOutput"]["output"]
+    assert asked == [] and final(run)["status"] == "completed"
+    assert (workspace / "second.txt").read_text() == "second\n"
 
 
 def test_a_symlink_out_of_the_workspace_is_never_written_without_asking(
@@ -257,7 +258,7 @@ def test_dangerous_commands_ask_even_in_full_access(
 def test_a_cancelled_permission_request_ends_the_turn_cancelled(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
-    env = scripted(agent_env, tmp_path, call("terminal", command="echo hi"))
+    env = scripted(agent_env, tmp_path, call("terminal", command="echo hi > hi.txt"))
     with FakeEditor(env, terminal=False) as editor:
         editor.initialize()
         session_id = editor.new_session(workspace)
@@ -309,7 +310,9 @@ def test_cancel_during_a_command_kills_its_process_group(
 ) -> None:
     marker = "31.4159"
     env = scripted(
-        agent_env, tmp_path, call("terminal", command=f"sleep {marker} & sleep {marker}")
+        agent_env,
+        tmp_path,
+        call("terminal", command=f"sleep {marker} & sleep {marker}; touch finished"),
     )
     with FakeEditor(env, terminal=False) as editor:
         editor.initialize()

@@ -8,11 +8,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agent_core.approvals import ApprovalRequest, ToolUse, options_for
+from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
 from agent_core.mcp.connection import McpConnection, RemoteTool
 from agent_core.mcp.results import from_call_result
+from agent_core.safety.policy import ToolUse
 from agent_core.tools.base import SchemaArguments, ToolContext, ToolOutput
 
 MAX_NAME = 64  # what the providers accept for a function name
@@ -41,8 +42,7 @@ class McpTool:
             context.call_id,
             self.label,
             self.kind,
-            options_for(action),
-            (TextContent(shown[:PREVIEW_CHARS]),) if arguments else (),
+            content=(TextContent(shown[:PREVIEW_CHARS]),) if arguments else (),
         )
         if refusal := await context.permissions.check(action, request):
             raise ToolError(refusal)

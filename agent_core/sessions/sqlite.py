@@ -62,8 +62,10 @@ MIGRATIONS: tuple[str, ...] = (
 
 
 class SqliteSessionStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, redact: Callable[[str], str] = str) -> None:
+        """``redact``: applied to every text written (secrets never reach the file)."""
         self._path = path
+        self._redact = redact
         self._db: sqlite3.Connection | None = None
         self._one_at_a_time = anyio.CapacityLimiter(1)
         self._opening = threading.Lock()
@@ -108,7 +110,7 @@ class SqliteSessionStore:
                     record.session_id,
                     str(record.cwd),
                     extra,
-                    record.title,
+                    self._redact(record.title) if record.title else record.title,
                     record.mode,
                     record.model,
                     record.thought_level,
@@ -133,7 +135,14 @@ class SqliteSessionStore:
                 "UPDATE sessions SET title = coalesce(?, title), mode = coalesce(?, mode),"
                 " model = coalesce(?, model), thought_level = coalesce(?, thought_level),"
                 " updated_at = ? WHERE id = ?",
-                (title, mode, model, thought_level, time.time(), session_id),
+                (
+                    self._redact(title) if title else title,
+                    mode,
+                    model,
+                    thought_level,
+                    time.time(),
+                    session_id,
+                ),
             )
 
         await self._run(run)
@@ -156,9 +165,10 @@ class SqliteSessionStore:
             with _transaction(db):
                 if replace:
                     db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+                redact = self._redact
                 for table, bodies in (
-                    ("messages", [dump_message(m) for m in messages]),
-                    ("transcript", [json.dumps(t, ensure_ascii=False) for t in transcript]),
+                    ("messages", [redact(dump_message(m)) for m in messages]),
+                    ("transcript", [redact(json.dumps(t, ensure_ascii=False)) for t in transcript]),
                 ):
                     start = db.execute(
                         f"SELECT coalesce(max(seq), 0) FROM {table} WHERE session_id = ?",
@@ -170,7 +180,9 @@ class SqliteSessionStore:
                     )
                 # Search keeps the words of replaced messages: the user may still look for them.
                 texts = (
-                    [] if replace else [(session_id, t) for m in messages if (t := plain_text(m))]
+                    []
+                    if replace
+                    else [(session_id, redact(t)) for m in messages if (t := plain_text(m))]
                 )
                 db.executemany("INSERT INTO message_text (session_id, text) VALUES (?, ?)", texts)
                 db.execute(

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_core.approvals import ApprovalRequest, Edit, options_for
+from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import DiffContent, Location, ToolCallUpdated
+from agent_core.safety.paths import hard_linked, protected_reason
+from agent_core.safety.policy import Edit
 from agent_core.tools.base import ToolContext
 
 
@@ -30,9 +32,10 @@ async def propose_and_write(
     diff = DiffContent(str(path), old, new)
     location = Location(str(path), line)
     await context.report(ToolCallUpdated(context.call_id, content=(diff,), locations=(location,)))
-    action = Edit(path, inside)
+    protected = protected_reason(path, context.workspace.roots, Path.home())
+    action = Edit(path, inside, protected, hard_linked(path))
     request = ApprovalRequest(
-        context.call_id, title, "edit", options_for(action), (diff,), (location,)
+        context.call_id, title, "edit", content=(diff,), locations=(location,)
     )
     refusal = await context.permissions.check(action, request)
     if refusal:

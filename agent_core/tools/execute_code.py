@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import ApprovalCancelled, ApprovalRequest, Script, options_for
+from agent_core.approvals import ApprovalCancelled, ApprovalRequest
 from agent_core.codeexec.interpreter import Interpreter, own_interpreter, project_interpreter
 from agent_core.codeexec.runner import ScriptRun, run_script
 from agent_core.codeexec.stub import StubTool, python_name, signature
@@ -30,6 +30,7 @@ from agent_core.events import (
     ToolKind,
 )
 from agent_core.messages import ToolCallPart, ToolResultPart
+from agent_core.safety.policy import Script
 from agent_core.tools.base import Tool, ToolContext, call_title
 
 RunTool = Callable[[ToolCallPart, ToolContext], Awaitable[ToolResultPart]]
@@ -74,7 +75,7 @@ class ExecuteCode:
         script = TextContent(f"```python\n{arguments.code.rstrip()}\n```")
         await context.report(ToolCallUpdated(context.call_id, content=(script,)))
         action = Script()
-        request = ApprovalRequest(context.call_id, TITLE, "execute", options_for(action), (script,))
+        request = ApprovalRequest(context.call_id, TITLE, "execute", content=(script,))
         if refusal := await context.permissions.check(action, request):
             raise ToolError(refusal)
         if not hasattr(socket, "AF_UNIX"):

@@ -11,9 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import ApprovalRequest, Command, options_for
+from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import TerminalContent, TextContent, ToolCallUpdated, ToolKind
+from agent_core.safety.policy import Command
 from agent_core.terminal import CommandResult
 from agent_core.tools.base import ToolContext
 
@@ -47,13 +48,8 @@ class RunCommand:
     async def run(self, arguments: TerminalArguments, context: ToolContext) -> str:
         action = Command(arguments.command)
         shown = (TextContent(f"$ {arguments.command}"),)
-        request = ApprovalRequest(
-            context.call_id,
-            self.title({"command": arguments.command}),
-            "execute",
-            options_for(action),
-            shown,
-        )
+        title = self.title({"command": arguments.command})
+        request = ApprovalRequest(context.call_id, title, "execute", content=shown)
         if refusal := await context.permissions.check(action, request):
             raise ToolError(refusal)
         cwd = context.workspace.roots[0]

@@ -1,0 +1,175 @@
+"""One program's arguments, normalised, and the small vocabulary the rule tables are written in.
+
+Normalised means: flags are found wherever they stand (``rm x -rf`` is ``rm -r -f x``, as GNU
+getopt reads it) up to ``--``; short flags are split out of bundles (``-rf``); a long flag
+matches its abbreviations (``--forc`` is ``--force``, as git and getopt_long accept); values
+after ``=`` are dropped (``--force=true`` is ``--force``).
+
+A word whose value is only known at run time (``$flag``, ``$(...)``) is *wild*: it might be any
+flag or operand. ``matches`` asks whether a condition holds for the words as they are;
+``could_match`` whether it could hold for some value of the wild ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from agent_core.safety.shell import Word
+
+MIN_ABBREVIATION = 4  # "--for" is too short to mean --force with confidence; "--forc" is not
+
+
+@dataclass(frozen=True)
+class Argv:
+    program: str  # its base name, lower-cased: "/usr/bin/RM" is "rm"
+    args: tuple[Word, ...]
+    wild: bool = False  # evaluate as if every run-time word could be anything
+
+    @cached_property
+    def _split(self) -> tuple[frozenset[str], tuple[Word, ...], bool]:
+        flags: set[str] = set()
+        operands: list[Word] = []
+        has_wild_flag = False
+        options_ended = False
+        for word in self.args:
+            value = word.value
+            if value is None:
+                operands.append(word)
+                has_wild_flag = has_wild_flag or not options_ended
+            elif options_ended or value in ("-", "") or not value.startswith("-"):
+                operands.append(word)
+            elif value == "--":
+                options_ended = True
+            elif value.startswith("--"):
+                flags.add(value.split("=", 1)[0])
+            else:
+                flags.add(value)
+                flags.update(f"-{letter}" for letter in value[1:])
+        return frozenset(flags), tuple(operands), has_wild_flag
+
+    @property
+    def flags(self) -> frozenset[str]:
+        return self._split[0]
+
+    @property
+    def operands(self) -> tuple[Word, ...]:
+        return self._split[1]
+
+    @property
+    def literal(self) -> bool:
+        return all(word.literal for word in self.args)
+
+    def has_flag(self, names: Iterable[str]) -> bool:
+        names = tuple(names)
+        if self.wild and self._split[2]:
+            return True
+        for flag in self.flags:
+            if flag in names:
+                return True
+            abbreviation = flag.startswith("--") and len(flag) - 2 >= MIN_ABBREVIATION
+            if abbreviation and any(n.startswith(flag) for n in names if n.startswith("--")):
+                return True
+        return False
+
+    def any_operand(self, test: Callable[[str], bool]) -> bool:
+        return any(
+            (w.value is None and self.wild) or (w.value is not None and test(w.value))
+            for w in self.operands
+        )
+
+    def any_arg(self, test: Callable[[str], bool]) -> bool:
+        return any(
+            (w.value is None and self.wild) or (w.value is not None and test(w.value))
+            for w in self.args
+        )
+
+    def operand(self, index: int) -> Word | None:
+        return self.operands[index] if index < len(self.operands) else None
+
+    def words_start(self, names: tuple[str, ...]) -> bool:
+        """The first operands are ``names`` (``system prune``), as far as they are known."""
+        for index, name in enumerate(names):
+            word = self.operand(index)
+            if word is None:
+                return False
+            if word.value is None:
+                return self.wild
+            if word.value.lower() != name:
+                return False
+        return True
+
+    def after(self, count: int) -> Argv:
+        """The arguments after the first ``count`` operands (a subcommand's own)."""
+        seen, rest = 0, list(self.args)
+        while rest and seen < count:
+            word = rest.pop(0)
+            if word.value is None or not word.value.startswith("-"):
+                seen += 1
+        return Argv(self.program, tuple(rest), self.wild)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A test over an ``Argv``; combine with ``&`` and ``|``. Every test here is monotone (a
+    wild word can only make it truer), which is what makes ``could_match`` sound."""
+
+    test: Callable[[Argv], bool]
+    about: str = field(default="", compare=False)
+
+    def __and__(self, other: Condition) -> Condition:
+        return Condition(
+            lambda a: self.test(a) and other.test(a), f"{self.about} and {other.about}"
+        )
+
+    def __or__(self, other: Condition) -> Condition:
+        return Condition(lambda a: self.test(a) or other.test(a), f"{self.about} or {other.about}")
+
+    def matches(self, argv: Argv) -> bool:
+        return self.test(Argv(argv.program, argv.args, wild=False))
+
+    def could_match(self, argv: Argv) -> bool:
+        return self.test(Argv(argv.program, argv.args, wild=True))
+
+
+ALWAYS = Condition(lambda a: True, "always")
+
+
+def flag(*names: str) -> Condition:
+    """Any of these flags (``-r``, ``--recursive``) is given."""
+    return Condition(lambda a: a.has_flag(names), " ".join(names))
+
+
+def sub(*names: str, then: Condition = ALWAYS) -> Condition:
+    """The first operand is one of ``names`` (a subcommand), and ``then`` holds for the rest."""
+
+    def test(argv: Argv) -> bool:
+        word = argv.operand(0)
+        if word is None:
+            return False
+        named = argv.wild if word.value is None else word.value.lower() in names
+        return named and then.test(argv.after(1))
+
+    return Condition(test, "/".join(names))
+
+
+def words(*names: str) -> Condition:
+    """The first operands are exactly ``names`` (``system prune``)."""
+    return Condition(lambda a: a.words_start(names), " ".join(names))
+
+
+def operand(test: Callable[[str], bool], about: str) -> Condition:
+    """Some operand passes ``test``."""
+    return Condition(lambda a: a.any_operand(test), about)
+
+
+def arg(test: Callable[[str], bool], about: str) -> Condition:
+    """Some argument, flag or operand, passes ``test``."""
+    return Condition(lambda a: a.any_arg(test), about)
+
+
+def no_flag(*names: str) -> Condition:
+    """None of these flags is given, as far as the literal words tell. Not monotone: for the
+    read-only table only, which is consulted only when every word is literal."""
+    return Condition(lambda a: not a.has_flag(names), f"no {' '.join(names)}")

@@ -1,0 +1,218 @@
+"""The approval policy: one ordered table. The first rule that applies to an action decides
+whether it runs, asks, or is refused.
+
+The order is the point. Plan mode refuses every change first, so nothing below can make it
+write; then what touches protected paths, reaches outside the workspace, or is dangerous or
+unreadable asks, whatever the mode and whatever was remembered; only then do the modes and the
+remembered answers decide. ``decide`` is pure, and ``tests/test_policy.py`` walks the table
+case by case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agent_core.modes import Mode
+from agent_core.safety.judge import judge
+
+Verdict = Literal["allow", "ask", "deny"]
+
+
+@dataclass(frozen=True)
+class Edit:
+    path: Path
+    inside_roots: bool
+    protected: str | None = None  # why the path is protected (.git, .env…), if it is
+    hard_linked: bool = False  # the file has other names, possibly outside the workspace
+
+
+@dataclass(frozen=True)
+class Command:
+    command: str  # a shell command line, judged by its structure (judge.py)
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """A call of a tool Heron does not know the effects of (an MCP server's)."""
+
+    tool: str  # as the model names it: mcp__<server>__<tool>
+    title: str  # as the user reads it
+    read_only: bool = False  # the server says so; a hint, not a guarantee
+
+
+@dataclass(frozen=True)
+class Script:
+    """Running model-written code (``execute_code``): like a command, but never the same twice,
+    so there is no "always" for it."""
+
+
+@dataclass(frozen=True)
+class Unconfined:
+    """Running a command again outside the sandbox, after the sandbox refused it."""
+
+    command: str
+    refusal: str  # what the sandbox refused
+
+
+@dataclass(frozen=True)
+class LeavePlanMode:
+    pass
+
+
+Action = Edit | Command | ToolUse | Script | Unconfined | LeavePlanMode
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What the rules look at: the mode, and the facts of the action."""
+
+    mode: Mode
+    action: Action
+    writes: bool  # may change something
+    protected: str | None = None
+    outside: str | None = None
+    concern: str | None = None  # dangerous, or unreadable before it runs
+    runs_code: bool = False  # a command or a script, which the sandbox confines
+    sandboxed: bool = True  # a sandbox confines code here, or none is required
+    remembered: Literal["allow", "reject"] | None = None
+    rejection: str | None = None  # what the remembered rejection was
+    read_only_command: bool = False
+
+
+EDITS = "(edits)"  # in ``rejected``: the user rejected edits for the rest of the session
+PLAN = "plan mode is read-only: leave it (switch_mode) before changing anything"
+NO_SANDBOX = "there is no sandbox here, so commands ask first"
+
+Rule = tuple[str, Callable[[Situation], bool], Verdict, Callable[[Situation], str | None]]
+RULES: tuple[Rule, ...] = (
+    (
+        "leaving plan mode asks",
+        lambda s: isinstance(s.action, LeavePlanMode),
+        "ask",
+        lambda s: None,
+    ),
+    ("plan mode changes nothing", lambda s: s.mode == "plan" and s.writes, "deny", lambda s: PLAN),
+    (
+        "running outside the sandbox asks",
+        lambda s: isinstance(s.action, Unconfined),
+        "ask",
+        lambda s: s.action.refusal if isinstance(s.action, Unconfined) else None,
+    ),
+    (
+        "remembered rejections refuse",
+        lambda s: s.remembered == "reject",
+        "deny",
+        lambda s: s.rejection,
+    ),
+    ("protected paths ask", lambda s: s.protected is not None, "ask", lambda s: s.protected),
+    ("outside the workspace asks", lambda s: s.outside is not None, "ask", lambda s: s.outside),
+    ("dangerous or unreadable asks", lambda s: s.concern is not None, "ask", lambda s: s.concern),
+    (
+        "code without a sandbox asks",
+        lambda s: s.runs_code and not s.sandboxed,
+        "ask",
+        lambda s: NO_SANDBOX,
+    ),
+    ("full access runs", lambda s: s.mode == "full-access", "allow", lambda s: None),
+    ("remembered approvals run", lambda s: s.remembered == "allow", "allow", lambda s: None),
+    (
+        "accept-edits applies edits",
+        lambda s: s.mode == "accept-edits" and isinstance(s.action, Edit),
+        "allow",
+        lambda s: None,
+    ),
+    ("read-only commands run", lambda s: s.read_only_command, "allow", lambda s: None),
+    ("everything else asks", lambda s: True, "ask", lambda s: None),
+)
+
+
+def decide(
+    mode: Mode,
+    action: Action,
+    *,
+    allowed: frozenset[str] = frozenset(),
+    rejected: frozenset[str] = frozenset(),
+    sandboxed: bool = True,
+) -> tuple[Verdict, str | None]:
+    """Whether ``action`` runs, asks, or is refused, and why. ``allowed``/``rejected``: what
+    the user always allows or rejects here (command prefixes, or tool names)."""
+    return apply(situation_of(mode, action, allowed, rejected, sandboxed))
+
+
+def apply(situation: Situation) -> tuple[Verdict, str | None]:
+    _, _, verdict, reason = rule_for(situation)
+    return verdict, reason(situation)
+
+
+def rule_for(situation: Situation) -> Rule:
+    """The first rule of the table that applies."""
+    return next(rule for rule in RULES if rule[1](situation))
+
+
+def may_remember(situation: Situation) -> bool:
+    """Whether an "always" answer could be kept: not for what asks in every mode."""
+    return (
+        situation.protected is None
+        and situation.outside is None
+        and situation.concern is None
+        and (situation.sandboxed or not situation.runs_code)
+    )
+
+
+def situation_of(
+    mode: Mode,
+    action: Action,
+    allowed: frozenset[str],
+    rejected: frozenset[str],
+    sandboxed: bool,
+) -> Situation:
+    match action:
+        case Edit(inside_roots=inside, protected=protected, hard_linked=linked):
+            outside = None
+            if not inside:
+                outside = "the path is outside the workspace"
+            elif linked:
+                outside = "the file has other hard links, possibly outside the workspace"
+            if inside and EDITS in rejected:
+                return Situation(
+                    mode,
+                    action,
+                    True,
+                    remembered="reject",
+                    rejection="the user rejected edits for the rest of this session",
+                )
+            return Situation(mode, action, True, protected, outside)
+        case Command(command=command):
+            judgement = judge(command)
+            prefixes = frozenset(judgement.prefixes)
+            refused = sorted(prefixes & rejected)
+            return Situation(
+                mode,
+                action,
+                writes=not judgement.read_only,
+                concern=judgement.concern,
+                runs_code=True,
+                sandboxed=sandboxed,
+                remembered="reject"
+                if refused
+                else "allow"
+                if prefixes and prefixes <= allowed
+                else None,
+                rejection=f"the user always rejects `{refused[0]}` here" if refused else None,
+                read_only_command=judgement.read_only,
+            )
+        case ToolUse(tool=tool, read_only=read_only):
+            return Situation(
+                mode,
+                action,
+                not read_only,
+                remembered="reject" if tool in rejected else "allow" if tool in allowed else None,
+                rejection=f"the user always rejects {tool} here",
+            )
+        case Script():
+            return Situation(mode, action, True, runs_code=True, sandboxed=sandboxed)
+        case Unconfined() | LeavePlanMode():
+            return Situation(mode, action, True)
