@@ -9,6 +9,7 @@ import logging
 import signal
 from collections.abc import Callable, Sequence
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -137,7 +138,10 @@ def _serve(
     build_session = _session_factory(connection, settings, store, config_error)
 
     def preload() -> None:
+        from agent_core.safety.sandbox.detect import detect
+
         store.open()  # sqlite and the migrations, before the first session/new needs them
+        detect(network=settings.sandbox.network == "allow")  # the one probe, cached
         _preload()
 
     state = ServerState(
@@ -204,16 +208,30 @@ class _SessionWiring:
         from acp_server.bridge.workspace import EditorWorkspace
         from acp_server.bridge.writes import WriteBehind
         from agent_core.approvals import Permissions
-        from agent_core.config import child_environment
+        from agent_core.config import scrubbed_environment
         from agent_core.mcp.connection import Timeouts
         from agent_core.mcp.pool import McpServers
         from agent_core.mcp.servers import merge
+        from agent_core.mcp.stdio import ProcessSetup
         from agent_core.models.registry import create_model
         from agent_core.permission_rules import JsonRuleStore
+        from agent_core.safety.git import HardenedGit
+        from agent_core.safety.sandbox.confinement import Confinement
+        from agent_core.safety.sandbox.detect import detect
         from agent_core.terminal import LocalTerminal
 
         self.connection, self.settings, self.store = connection, settings, store
         self.setup, self.restored = setup, restored
+        environment = scrubbed_environment(settings.keep_environment)
+        self.sandbox = Confinement(
+            detect(network=settings.sandbox.network == "allow"),
+            settings.sandbox,
+            (setup.cwd, *setup.additional_directories),
+            home=Path.home(),
+            heron_home=settings.home,
+            scrubbed=tuple(environment.removed),
+        )
+        self.git = HardenedGit(environment.kept, self.read_only)
         self.notices, self.compaction = (
             client.can("session", "notices"),
             client.can("session", "compaction"),
@@ -229,19 +247,22 @@ class _SessionWiring:
             approver=EditorApprover(connection, setup.session_id),
             rules=JsonRuleStore(settings.permissions_file, setup.cwd),
             on_mode_change=self.mode_changed,
+            sandboxed=self.sandbox.sandboxed,
         )
         self.terminal = (
             EditorTerminal(connection, setup.session_id)
             if client.can("terminal")
-            else LocalTerminal(child_environment(settings.keep_environment))
+            else LocalTerminal(environment.kept)
         )
+        confine_servers = settings.sandbox.mcp_servers and self.sandbox.active
         self.mcp = McpServers(
             merge(setup.mcp_servers, settings.mcp_servers),
             setup.cwd,
-            child_environment(settings.keep_environment),
+            ProcessSetup(environment.kept, self.writable if confine_servers else list),
             Timeouts(settings.mcp_connect_timeout, settings.mcp_call_timeout),
             self.report,
         )
+        self.environment = environment.kept
         self.workspace = EditorWorkspace(
             connection,
             setup.session_id,
@@ -250,11 +271,20 @@ class _SessionWiring:
             write_via_editor=client.can("fs", "writeTextFile"),
         )
 
+    def read_only(self, argv: list[str]) -> list[str]:
+        """``argv`` in the session's sandbox, changing nothing (Heron's own git calls)."""
+        return self.sandbox.launch(argv, writable=False).argv
+
+    def writable(self, argv: list[str]) -> list[str]:
+        """``argv`` in the session's sandbox as commands run (MCP servers, when configured)."""
+        return self.sandbox.launch(argv, writable=True).argv
+
     def parts(self) -> SessionParts:
         return SessionParts(
             self.choice,
             self.permissions,
             self.terminal,
+            self.sandbox,
             self.make_agent,
             self.send,
             self.transcript,
@@ -281,7 +311,10 @@ class _SessionWiring:
         from acp_server.bridge.modes import session_options, to_option_updates
 
         await self.store.update(self.setup.session_id, mode=mode)
-        options = session_options(mode, self.choice.spec, self.choice.thought_level, self.settings)
+        choice = self.choice
+        options = session_options(
+            mode, choice.spec, choice.thought_level, self.settings, self.sandbox.describe()
+        )
         for update in to_option_updates(options, mode_changed=True):
             await self.send(update)
 
@@ -304,7 +337,11 @@ class _SessionWiring:
 
         setup = self.setup
         environment = Environment(
-            setup.cwd, setup.additional_directories, self.settings.shell, date.today()
+            setup.cwd,
+            setup.additional_directories,
+            self.settings.shell,
+            date.today(),
+            self.git.summary(setup.cwd),
         )
         prompt = build_system_prompt(environment, self.choice.spec, setup.system_prompt)
         left_out = [f for f in prompt.context_files if f.blocked]
@@ -316,7 +353,6 @@ class _SessionWiring:
     def toolset(self) -> dict[str, Tool]:
         """Heron's tools, the MCP servers' tools, and ``execute_code`` over the ones a script
         may call (the file and search tools, foreground commands, read-only MCP tools)."""
-        from agent_core.config import child_environment
         from agent_core.loop.execution import execute
         from agent_core.tools import default_toolset
         from agent_core.tools.execute_code import SCRIPTABLE, ExecuteCode
@@ -327,9 +363,8 @@ class _SessionWiring:
         async def run_tool(call: ToolCallPart, context: ToolContext) -> ToolResultPart:
             return await execute(call, scriptable, context, images=False)
 
-        environment = child_environment(self.settings.keep_environment)
         code = self.settings.code_execution
-        return {**tools, "execute_code": ExecuteCode(code, environment, scriptable, run_tool)}
+        return {**tools, "execute_code": ExecuteCode(code, self.environment, scriptable, run_tool)}
 
     def make_agent(self) -> Agent:
         from agent_core.loop.agent import Agent
@@ -342,6 +377,7 @@ class _SessionWiring:
             self.permissions,
             self.report,
             self.terminal,
+            self.sandbox,
             search_sessions=self.search_sessions,
         )
         return Agent(
@@ -370,6 +406,8 @@ PRELOAD = (
     "agent_core.models.registry",
     "agent_core.mcp.pool",
     "agent_core.terminal",
+    "agent_core.safety.git",
+    "agent_core.safety.sandbox.confinement",
     "agent_core.context.prompt",
     "agent_core.sessions.store",
     "acp_server.bridge.approver",
@@ -394,5 +432,7 @@ def _warm_up() -> None:
     for module in WARM_UP:
         importlib.import_module(module)
     from acp_server.handlers import wire
+    from agent_core.safety import shell
 
     wire.warm_up()
+    shell.warm_up()  # the bash grammar, before the first command is judged

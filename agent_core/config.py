@@ -14,10 +14,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_core.errors import ConfigError
 from agent_core.mcp.servers import HttpServer, McpServerSpec, StdioServer
+from agent_core.safety.sandbox.policy import SandboxSettings
+
+if TYPE_CHECKING:
+    from agent_core.safety.secrets import Scrubbed
 
 PROVIDER_ENV = {
     "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
@@ -90,6 +94,7 @@ class Settings:
     mcp_connect_timeout: float = 10.0  # [mcp] connect_timeout: seconds to start a server
     mcp_call_timeout: float = 300.0  # [mcp] call_timeout: seconds for one tool call
     code_execution: CodeExecutionSettings = field(default_factory=CodeExecutionSettings)
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
     @property
     def config_file(self) -> Path:
@@ -158,6 +163,7 @@ def load_settings(
         mcp_connect_timeout=_number(mcp, "connect_timeout", 10.0, minimum=0.1),
         mcp_call_timeout=_number(mcp, "call_timeout", 300.0, minimum=0.1),
         code_execution=_code_execution(_table(file, "code_execution", "[code_execution]")),
+        sandbox=_sandbox(_table(file, "sandbox", "[sandbox]")),
     )
 
 
@@ -243,6 +249,24 @@ def _code_execution(table: dict[str, Any]) -> CodeExecutionSettings:
     )
 
 
+def _sandbox(table: dict[str, Any]) -> SandboxSettings:
+    flags = {key: table.get(key, default) for key, default in _SANDBOX_FLAGS.items()}
+    for key, value in flags.items():
+        if not isinstance(value, bool):
+            raise ConfigError(f"config.toml: [sandbox] {key} must be true or false")
+    return SandboxSettings(
+        enabled=flags["enabled"],
+        required=flags["required"],
+        network=_choice(table, "network", ("allow", "deny")) or "allow",
+        writable=tuple(_strings(table, "writable")),
+        hidden=tuple(_strings(table, "hidden")),
+        mcp_servers=flags["mcp_servers"],
+    )
+
+
+_SANDBOX_FLAGS = {"enabled": True, "required": True, "mcp_servers": False}
+
+
 def _mcp_servers(table: dict[str, Any]) -> tuple[McpServerSpec, ...]:
     """``[mcp_servers.<name>]``: ``command`` (+ ``args``, ``env``) or ``url`` (+ ``headers``,
     ``transport = "http" | "sse"``)."""
@@ -309,17 +333,20 @@ def _string(table: dict[str, Any], key: str) -> str | None:
 def child_environment(keep: frozenset[str] = frozenset()) -> dict[str, str]:
     """The environment for the processes Heron starts (commands, scripts, MCP servers): ours,
     minus every secret by name or by value (``safety.secrets``), unless its name is kept."""
+    return scrubbed_environment(keep).kept
+
+
+def scrubbed_environment(keep: frozenset[str] = frozenset()) -> Scrubbed:
+    """Our environment split into what children see and the secrets they do not."""
     from agent_core.safety.secrets import scrub
 
-    return scrub(os.environ, keep).kept
+    return scrub(os.environ, keep)
 
 
 def secrets_to_redact(settings: Settings) -> dict[str, str]:
     """What must never be written to the session store or the logs: the provider keys, and
     every value scrubbed from the children's environment. Name -> value."""
-    from agent_core.safety.secrets import scrub
-
-    secrets = scrub(os.environ, settings.keep_environment).removed
+    secrets = scrubbed_environment(settings.keep_environment).removed
     for provider, (key_variable, _) in PROVIDER_ENV.items():
         if key := settings.provider(provider).api_key:
             secrets.setdefault(key_variable, key)

@@ -1,9 +1,10 @@
 """The ``Terminal`` port and ``LocalTerminal``: commands as subprocesses in their own process group.
 
-A foreground ``run`` waits up to a timeout; ``start``/``output``/``kill`` manage background
-processes. Whatever happens (timeout, cancel, session end), the whole process group is killed:
-SIGTERM, a grace period, then SIGKILL. Output is capped, keeping the end (the part that usually
-says what went wrong).
+A terminal runs a command line it is given whole (``argv``: the sandbox launcher, the shell and
+the command, as ``safety.sandbox`` built it). A foreground ``run`` waits up to a timeout;
+``start``/``output``/``kill`` manage background processes. Whatever happens (timeout, cancel,
+session end), the whole process group is killed: SIGTERM, a grace period, then SIGKILL. Output
+is capped, keeping the end (the part that usually says what went wrong).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import signal
 import subprocess
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +45,15 @@ class CommandResult:
 
 class Terminal(Protocol):
     async def run(
-        self, command: str, *, cwd: Path, time_limit: float, output_limit: int, started: Started
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        time_limit: float,
+        output_limit: int,
+        started: Started,
     ) -> CommandResult: ...
-    async def start(self, command: str, *, cwd: Path, output_limit: int) -> str: ...
+    async def start(self, argv: Sequence[str], *, cwd: Path, output_limit: int) -> str: ...
     async def output(self, process_id: str) -> CommandResult: ...
     async def kill(self, process_id: str) -> CommandResult: ...
     async def close(self) -> None:
@@ -92,9 +99,15 @@ class LocalTerminal:
         self._ids = itertools.count(1)
 
     async def run(
-        self, command: str, *, cwd: Path, time_limit: float, output_limit: int, started: Started
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        time_limit: float,
+        output_limit: int,
+        started: Started,
     ) -> CommandResult:
-        capture = _Capture(await self._spawn(command, cwd, subprocess.PIPE), output_limit)
+        capture = _Capture(await self._spawn(argv, cwd, subprocess.PIPE), output_limit)
         await started(None)
         waited = anyio.CancelScope(deadline=anyio.current_time() + time_limit)
         try:
@@ -109,9 +122,9 @@ class LocalTerminal:
             with anyio.CancelScope(shield=True):
                 await capture.terminate()
 
-    async def start(self, command: str, *, cwd: Path, output_limit: int) -> str:
+    async def start(self, argv: Sequence[str], *, cwd: Path, output_limit: int) -> str:
         log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(); no pump needed
-        process = await self._spawn(command, cwd, log)
+        process = await self._spawn(argv, cwd, log)
         process_id = f"bg-{next(self._ids)}"
         self._background[process_id] = _Background(process, log, output_limit)
         return process_id
@@ -132,9 +145,11 @@ class LocalTerminal:
                 background.log.close()
         self._background.clear()
 
-    async def _spawn(self, command: str, cwd: Path, stdout: int | IO[bytes]) -> anyio.abc.Process:
+    async def _spawn(
+        self, argv: Sequence[str], cwd: Path, stdout: int | IO[bytes]
+    ) -> anyio.abc.Process:
         return await anyio.open_process(
-            ["/bin/sh", "-c", command],
+            list(argv),
             cwd=cwd,
             env=self._environment,
             stdin=subprocess.DEVNULL,

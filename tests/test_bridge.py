@@ -148,7 +148,7 @@ def test_modes_and_options_are_schema_valid_and_in_sync() -> None:
     options = SessionOptions(
         "plan", "anthropic:claude-x", ("anthropic:claude-x", "openai:gpt-5"), "low"
     )
-    check_def("SessionModeState", to_modes("plan"))
+    check_def("SessionModeState", to_modes(options))
     config = to_config_options(options)
     for option in config:
         check_def("SessionConfigOption", option)

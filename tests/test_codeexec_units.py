@@ -10,6 +10,7 @@ import pytest
 
 from agent_core.codeexec.interpreter import project_interpreter
 from agent_core.codeexec.stub import StubTool, python_name, render, signature
+from tests.support.sandbox import sandbox_for
 
 SEARCH = StubTool(
     "search",
@@ -45,13 +46,14 @@ def test_stub_functions_mirror_the_tools_schemas() -> None:
 
 @pytest.mark.anyio
 async def test_a_broken_or_missing_workspace_python_falls_back_to_heron_s(tmp_path: Path) -> None:
-    fallback = await project_interpreter(tmp_path, {})
+    sandbox = sandbox_for(tmp_path, home=tmp_path / "home")
+    fallback = await project_interpreter(tmp_path, {}, sandbox)
     assert fallback.python == Path(sys.executable) and fallback.note is None  # no venv: no note
     broken = tmp_path / ".venv" / "bin" / "python"
     broken.parent.mkdir(parents=True)
     broken.write_text("#!/bin/sh\nexit 3\n")
     broken.chmod(0o755)
-    chosen = await project_interpreter(tmp_path, {"VIRTUAL_ENV": str(tmp_path / "gone")})
+    chosen = await project_interpreter(tmp_path, {"VIRTUAL_ENV": str(tmp_path / "gone")}, sandbox)
     assert chosen.python == Path(sys.executable)
     assert (
         chosen.note is not None
@@ -63,5 +65,6 @@ async def test_a_broken_or_missing_workspace_python_falls_back_to_heron_s(tmp_pa
     (old / "bin" / "python").write_text("#!/bin/sh\necho 3.6\n")
     (old / "bin" / "python").chmod(0o755)
     broken.unlink()
-    too_old = await project_interpreter(tmp_path, {"CONDA_PREFIX": str(old)})
+    too_old = await project_interpreter(tmp_path, {"CONDA_PREFIX": str(old)}, sandbox)
     assert too_old.note is not None and "older than 3.8" in too_old.note
+    sandbox.close()

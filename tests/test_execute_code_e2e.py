@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
-from tests.support.processes import wait_dead
+from tests.support.processes import sleepers, wait_dead
 
 RENAME = """
 import heron_tools as h
@@ -194,9 +194,10 @@ def test_cancel_mid_script_ends_the_turn_and_the_script(
     env: dict[str, str], workspace: Path, fake: FakeLLM, tmp_path: Path
 ) -> None:
     env["HERON_MODE"] = "full-access"
-    pid_file = tmp_path / "script.pid"
+    ready = workspace / "ready"
     code = (
-        f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+        "import pathlib, subprocess\npathlib.Path('ready').write_text('yes')\n"
+        "subprocess.run(['sleep', '41.4213'])\n"
     )
     fake.enqueue(Reply((ToolCall("execute_code", {"code": code}),)))
     with FakeEditor(env) as editor:
@@ -204,14 +205,14 @@ def test_cancel_mid_script_ends_the_turn_and_the_script(
         session_id = editor.new_session(workspace)
         editor.start_prompt(session_id, "wait", request_id="p")
         deadline = time.monotonic() + 20
-        while not (pid_file.exists() and pid_file.read_text()):
+        while not (ready.exists() and sleepers("41.4213")):
             assert time.monotonic() < deadline, editor.stderr[-2000:]
             time.sleep(0.05)
-        pid = int(pid_file.read_text())
+        pids = sleepers("41.4213")
         editor.notify("session/cancel", {"sessionId": session_id})
         answer = editor.wait_for(lambda m: m.get("id") == "p")
         assert answer["result"]["stopReason"] == "cancelled"
-        assert wait_dead([pid], timeout=2) == []
+        assert wait_dead(pids, timeout=2) == []
 
 
 def test_cancelling_a_scripts_permission_question_ends_the_turn(
@@ -241,9 +242,7 @@ def test_a_script_that_leaves_a_child_behind_still_ends(
     env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
     env["HERON_MODE"] = "full-access"
-    code = (
-        "import subprocess\nchild = subprocess.Popen(['sleep', '30'])\nprint('child', child.pid)\n"
-    )
+    code = "import subprocess\nsubprocess.Popen(['sleep', '30.2718'])\nprint('child started')\n"
     started = time.monotonic()
     editor, _, _ = run_script(env, workspace, fake, code)
     with editor:
@@ -251,5 +250,8 @@ def test_a_script_that_leaves_a_child_behind_still_ends(
         assert (
             "status: success" in output and time.monotonic() - started < 20
         )  # not the child's 30 s
-        pid = int(output.split("child ")[1].split()[0])
-        assert wait_dead([pid], timeout=2) == []  # stopped with the script's group
+        assert "child started" in output
+        deadline = time.monotonic() + 2
+        while sleepers("30.2718") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sleepers("30.2718") == []  # stopped with the script's sandbox

@@ -22,27 +22,34 @@ class SessionOptions:
     model: str
     models: tuple[str, ...]
     thought_level: str | None  # None: the model takes no thought level
+    sandbox: str = ""  # whether commands run in a sandbox, as the mode list says it
 
 
 def session_options(
-    mode: str, model: str, thought_level: str, settings: Settings
+    mode: str, model: str, thought_level: str, settings: Settings, sandbox: str = ""
 ) -> SessionOptions:
     thought = thought_level if takes_thought_level(model) else None
-    return SessionOptions(mode, model, model_choices(settings, model), thought)
+    return SessionOptions(mode, model, model_choices(settings, model), thought, sandbox)
 
 
-def to_modes(current: str) -> dict[str, Any]:
+def to_modes(options: SessionOptions) -> dict[str, Any]:
     available = [
         {"id": mode, "name": name, "description": about}
-        for mode, (name, about) in MODE_NAMES.items()
+        for mode, name, about in _described(options)
     ]
-    return {"currentModeId": current, "availableModes": available}
+    return {"currentModeId": options.mode, "availableModes": available}
+
+
+def _described(options: SessionOptions) -> list[tuple[str, str, str]]:
+    """Each mode's id, name and description; the description says whether there is a sandbox."""
+    sandbox = f" ({options.sandbox})" if options.sandbox else ""
+    return [(mode, name, f"{about}{sandbox}") for mode, (name, about) in MODE_NAMES.items()]
 
 
 def to_config_options(options: SessionOptions) -> list[dict[str, Any]]:
     modes = [
         {"value": mode, "name": name, "description": about}
-        for mode, (name, about) in MODE_NAMES.items()
+        for mode, name, about in _described(options)
     ]
     config = [
         _select(

@@ -7,6 +7,7 @@ read ``output``, and always ``release``.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,15 @@ class EditorTerminal:
         self._ids = itertools.count(1)
 
     async def run(
-        self, command: str, *, cwd: Path, time_limit: float, output_limit: int, started: Started
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        time_limit: float,
+        output_limit: int,
+        started: Started,
     ) -> CommandResult:
-        terminal_id = await self._create(command, cwd, output_limit)
+        terminal_id = await self._create(argv, cwd, output_limit)
         try:
             await started(terminal_id)
             with anyio.move_on_after(time_limit) as waited:
@@ -45,8 +52,8 @@ class EditorTerminal:
             with anyio.CancelScope(shield=True):
                 await self._release(terminal_id)
 
-    async def start(self, command: str, *, cwd: Path, output_limit: int) -> str:
-        terminal_id = await self._create(command, cwd, output_limit)
+    async def start(self, argv: Sequence[str], *, cwd: Path, output_limit: int) -> str:
+        terminal_id = await self._create(argv, cwd, output_limit)
         process_id = f"bg-{next(self._ids)}"
         self._background[process_id] = terminal_id
         return process_id
@@ -68,11 +75,13 @@ class EditorTerminal:
                 await self._release(terminal_id, kill=True)
         self._background.clear()
 
-    async def _create(self, command: str, cwd: Path, output_limit: int) -> str:
+    async def _create(self, argv: Sequence[str], cwd: Path, output_limit: int) -> str:
+        """The editor runs ``argv`` as given: the sandbox launcher (on this same machine), the
+        shell and the command, so the live terminal and the confinement go together."""
         params = {
             "sessionId": self._session_id,
-            "command": "/bin/sh",
-            "args": ["-c", command],
+            "command": argv[0],
+            "args": list(argv[1:]),
             "cwd": str(cwd),
             "outputByteLimit": output_limit,
         }

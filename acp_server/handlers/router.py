@@ -87,6 +87,4 @@ class AcpRouter:
             session.cancel()
         async with anyio.create_task_group() as closing:
             for session in self.state.sessions.values():
-                closing.start_soon(session.parts.mcp.close)
-            for session in self.state.sessions.values():
-                await session.parts.terminal.close()
+                closing.start_soon(session.parts.close)

@@ -65,7 +65,7 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         await state.run_once(model.name, model.warm_up)
 
     result: dict[str, Any] = {
-        "modes": to_modes(options.mode),
+        "modes": to_modes(options),
         "configOptions": to_config_options(options),
     }
     if with_id:

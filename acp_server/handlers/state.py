@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.mcp.pool import McpServers
     from agent_core.messages import Message
     from agent_core.models.base import Model
+    from agent_core.safety.sandbox.confinement import Confinement
     from agent_core.sessions.store import SessionStore
     from agent_core.terminal import Terminal
 
@@ -78,12 +79,19 @@ class SessionParts:
     choice: ModelChoice
     permissions: Permissions
     terminal: Terminal
+    sandbox: Confinement
     make_agent: Callable[[], Agent]
     send: Callable[[dict[str, Any]], Awaitable[None]]  # a session/update, also kept for replay
     transcript: TranscriptBuilder
     system_prompt: Callable[[], tuple[str, list[NoticeRaised]]]  # as the workspace is now
     writes: WriteBehind  # the session's store writes during a turn
     mcp: McpServers  # the session's MCP servers, started once the session is open
+
+    async def close(self) -> None:
+        """Stop what the session started: its commands, its MCP servers, its sandbox's leftovers."""
+        await self.terminal.close()
+        await self.mcp.close()
+        self.sandbox.close()
 
 
 @dataclass(frozen=True)
@@ -126,7 +134,11 @@ class Session:
     def options(self, settings: Settings) -> SessionOptions:
         choice = self.parts.choice
         return session_options(
-            self.parts.permissions.mode, choice.spec, choice.thought_level, settings
+            self.parts.permissions.mode,
+            choice.spec,
+            choice.thought_level,
+            settings,
+            self.parts.sandbox.describe(),
         )
 
     def switch_model(self, spec: str, model: Model) -> None:

@@ -157,6 +157,5 @@ def _build(state: ServerState, setup: SessionSetup, stored: StoredSession) -> Se
 async def _forget(state: ServerState, session: Session) -> None:
     session.cancel()
     async with session.turn_lock:  # the cancelled turn has answered and saved
-        await session.parts.terminal.close()
-        await session.parts.mcp.close()
+        await session.parts.close()
     state.sessions.pop(session.id, None)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import anyio
 
+from agent_core.safety.sandbox.confinement import Confinement
+
 MINIMUM = (3, 8)
 PROBE = "import sys; print('%d.%d' % sys.version_info[:2])"
 PROBE_TIMEOUT_S = 10.0
@@ -39,8 +41,11 @@ def own_interpreter(note: str | None = None) -> Interpreter:
     return Interpreter(Path(sys.executable), HERONS, note)
 
 
-async def project_interpreter(workspace: Path, environment: Mapping[str, str]) -> Interpreter:
-    """The workspace's Python if it has a usable one, else Heron's."""
+async def project_interpreter(
+    workspace: Path, environment: Mapping[str, str], sandbox: Confinement
+) -> Interpreter:
+    """The workspace's Python if it has a usable one, else Heron's. The workspace's own
+    interpreter is the workspace's code: it is asked its version inside the sandbox."""
     candidates: list[tuple[str, Path]] = [("the workspace's .venv", workspace / ".venv")]
     for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         if value := environment.get(variable):
@@ -52,28 +57,30 @@ async def project_interpreter(workspace: Path, environment: Mapping[str, str]) -
             if origin != "the workspace's .venv":
                 problems.append(f"{origin} has no {python}")
             continue
-        problem = await _unusable(python, workspace, environment)
+        problem = await _unusable(python, workspace, environment, sandbox)
         if problem is None:
             return Interpreter(python, origin)
         problems.append(f"{origin} ({python}) {problem}")
     return own_interpreter("; ".join(problems) or None)
 
 
-async def _unusable(python: Path, cwd: Path, environment: Mapping[str, str]) -> str | None:
-    """Why ``python`` cannot run scripts, or None. It runs as scripts will: scrubbed environment."""
+async def _unusable(
+    python: Path, cwd: Path, environment: Mapping[str, str], sandbox: Confinement
+) -> str | None:
+    """Why ``python`` cannot run scripts, or None. It runs as scripts will: scrubbed
+    environment, in the sandbox (read-only, for a question this small)."""
+    launch = sandbox.launch([str(python), "-c", PROBE], writable=False)
     try:
         with anyio.fail_after(PROBE_TIMEOUT_S):
             done = await anyio.run_process(
-                [str(python), "-c", PROBE],
-                check=False,
-                stderr=subprocess.STDOUT,
-                cwd=cwd,
-                env=dict(environment),
+                launch.argv, check=False, stderr=subprocess.STDOUT, cwd=cwd, env=dict(environment)
             )
     except TimeoutError:
         return f"did not start within {PROBE_TIMEOUT_S:g} s"
     except OSError as exc:
         return f"cannot run ({exc.strerror})"
+    finally:
+        sandbox.release(launch)
     if done.returncode != 0:
         return f"is broken (exit {done.returncode})"
     try:

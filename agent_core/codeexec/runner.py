@@ -19,6 +19,7 @@ from agent_core.codeexec.interpreter import Interpreter
 from agent_core.codeexec.rpc import Dispatch, ToolCallServer
 from agent_core.codeexec.stub import StubTool, render
 from agent_core.config import CodeExecutionSettings
+from agent_core.safety.sandbox.confinement import Confinement
 from agent_core.terminal import exited, signal_group, terminate_group
 
 Status = Literal["success", "error", "timeout", "interrupted"]
@@ -67,7 +68,10 @@ async def run_script(
     workspace: Path | None,  # the working directory; None: the run's temp dir (strict mode)
     environment: Mapping[str, str],
     limits: CodeExecutionSettings,
+    sandbox: Confinement,
 ) -> ScriptRun:
+    """Run ``code`` inside the session's sandbox, its run folder (script, stub, socket) the one
+    writable place besides what the sandbox always lets it write."""
     temp = Path(tempfile.mkdtemp(prefix="heron-exec-"))  # mode 0700: the socket is ours alone
     try:
         socket_path = temp / "tools.sock"
@@ -75,14 +79,17 @@ async def run_script(
         script = temp / "script.py"
         script.write_text(code, encoding="utf-8")
         server = ToolCallServer(socket_path, dispatch, limits.max_tool_calls)
-        command = [str(interpreter.python), str(script)]
+        launch = sandbox.launch([str(interpreter.python), str(script)], writable=True, extra=[temp])
         env = _environment(environment, temp, interpreter)
         started = anyio.current_time()
         outcome: _Outcome | None = None
-        async with anyio.create_task_group() as serving:
-            await serving.start(server.serve)
-            outcome = await _run(command, workspace or temp, env, limits)
-            serving.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as serving:
+                await serving.start(server.serve)
+                outcome = await _run(launch.argv, workspace or temp, env, limits)
+                serving.cancel_scope.cancel()
+        finally:
+            sandbox.release(launch)
         assert outcome is not None
         status, exit_code, output, stderr = outcome
         duration = anyio.current_time() - started

@@ -8,7 +8,6 @@ switch, a compaction), so provider prompt caches keep hitting turn after turn.
 from __future__ import annotations
 
 import platform
-import subprocess
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -44,6 +43,7 @@ class Environment:
     additional_directories: tuple[Path, ...]
     shell: str
     today: date
+    repository: str = "not a git repository"  # the branch and what changed (safety.git)
 
 
 @dataclass(frozen=True)
@@ -83,27 +83,6 @@ def _environment(environment: Environment) -> str:
         f"Additional directories:\n{roots}\n"
         f"Operating system: {platform.system()} {platform.release()}\n"
         f"Shell: {environment.shell}\n"
-        f"Git: {_git_summary(environment.cwd)}\n"
+        f"Git: {environment.repository}\n"
         f"Today's date: {environment.today.isoformat()}"
-    )
-
-
-def _git_summary(cwd: Path) -> str:
-    """The branch and how many files differ from it, or why there is none."""
-
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=2
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return done.stdout.strip() if done.returncode == 0 else None
-
-    branch = git("rev-parse", "--abbrev-ref", "HEAD")
-    if branch is None:
-        return "not a git repository"
-    changed = [line for line in (git("status", "--porcelain") or "").splitlines() if line]
-    return (
-        f"branch {branch}, {len(changed)} changed file(s)" if changed else f"branch {branch}, clean"
     )

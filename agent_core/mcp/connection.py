@@ -14,7 +14,7 @@ import logging
 import math
 import os
 import tempfile
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +25,7 @@ import anyio
 from agent_core.errors import ToolError
 from agent_core.events import NoticeRaised
 from agent_core.mcp.servers import McpServerSpec, StdioServer
-from agent_core.mcp.stdio import stdio_transport
+from agent_core.mcp.stdio import ProcessSetup, stdio_transport
 
 if TYPE_CHECKING:
     from mcp.client.client import Client
@@ -66,12 +66,12 @@ class McpConnection:
         self,
         spec: McpServerSpec,
         cwd: Path,
-        environment: Mapping[str, str],
+        setup: ProcessSetup,
         timeouts: Timeouts,
         report: Report,
     ) -> None:
         self.spec = spec
-        self._environment = environment  # what a stdio server inherits (secrets scrubbed)
+        self._setup = setup  # how a stdio server's process starts
         self.tools: tuple[RemoteTool, ...] = ()
         self.problem: str | None = None  # why the server cannot be used, once it cannot
         self.settled = anyio.Event()  # connected, or given up on
@@ -165,9 +165,7 @@ class McpConnection:
 
         spec = self.spec
         if isinstance(spec, StdioServer):
-            async with Client(
-                stdio_transport(spec, self._cwd, self._environment, errlog)
-            ) as client:
+            async with Client(stdio_transport(spec, self._cwd, self._setup, errlog)) as client:
                 yield client
         elif spec.transport == "sse":
             from mcp.client.sse import sse_client

@@ -7,7 +7,7 @@ every server that started; a server that fails or hangs costs at most the connec
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +16,7 @@ import anyio.abc
 
 from agent_core.mcp.connection import McpConnection, Report, Timeouts
 from agent_core.mcp.servers import McpServerSpec
+from agent_core.mcp.stdio import ProcessSetup
 
 if TYPE_CHECKING:  # the toolset (and pydantic) loads after `session/new` is answered
     from agent_core.tools.base import Tool
@@ -28,13 +29,11 @@ class McpServers:
         self,
         specs: Sequence[McpServerSpec],
         cwd: Path,
-        environment: Mapping[str, str],
+        setup: ProcessSetup,
         timeouts: Timeouts,
         report: Report,
     ) -> None:
-        self.connections = tuple(
-            McpConnection(s, cwd, environment, timeouts, report) for s in specs
-        )
+        self.connections = tuple(McpConnection(s, cwd, setup, timeouts, report) for s in specs)
         self._started = False
         self._closed = False
         self._stopped = anyio.Event()

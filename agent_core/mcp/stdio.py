@@ -11,9 +11,11 @@ message per line, validated by the SDK's own message adapter.
 from __future__ import annotations
 
 import logging
+import shutil
 import signal
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -33,16 +35,27 @@ log = logging.getLogger("heron.mcp")
 EXIT_GRACE_S = 2.0  # after stdin closes, before SIGTERM; then as long again before SIGKILL
 
 
+@dataclass(frozen=True)
+class ProcessSetup:
+    """How a stdio server is started: the environment it inherits (Heron's, secrets scrubbed;
+    the server's own ``env`` goes on top) and what its command line runs inside (the sandbox,
+    when ``[sandbox] mcp_servers`` is on)."""
+
+    environment: Mapping[str, str]
+    wrap: Callable[[list[str]], list[str]] = field(default=list)
+
+
 @asynccontextmanager
 async def stdio_transport(
-    server: StdioServer, cwd: Path, environment: Mapping[str, str], errlog: TextIO
+    server: StdioServer, cwd: Path, setup: ProcessSetup, errlog: TextIO
 ) -> AsyncGenerator[TransportStreams]:
-    """``environment`` is Heron's with secrets scrubbed; the server's own ``env`` goes on top."""
     from mcp.shared.message import SessionMessage
 
+    environment = {**setup.environment, **server.env}
+    program = shutil.which(server.command, path=environment.get("PATH")) or server.command
     process = await anyio.open_process(
-        [server.command, *server.args],
-        env={**environment, **server.env},
+        setup.wrap([program, *server.args]),
+        env=environment,
         cwd=cwd,
         stderr=errlog,
         start_new_session=True,  # its own process group, so all of it can be stopped

@@ -12,6 +12,7 @@ from agent_core.approvals import Permissions
 from agent_core.errors import ToolError
 from agent_core.events import Event, ToolKind
 from agent_core.messages import ImagePart
+from agent_core.safety.sandbox.confinement import Confinement
 from agent_core.terminal import Terminal
 from agent_core.workspace import Workspace, resolve
 
@@ -50,6 +51,7 @@ class ToolContext:
     permissions: Permissions
     report: Reporter
     terminal: Terminal
+    sandbox: Confinement
     files: FileTracker = field(default_factory=FileTracker)
     search_sessions: SessionSearcher | None = None
 

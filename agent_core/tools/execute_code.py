@@ -96,6 +96,7 @@ class ExecuteCode:
                     else None,
                     environment=self._environment,
                     limits=self._settings,
+                    sandbox=context.sandbox,
                 )
         finally:
             with anyio.CancelScope(shield=True):
@@ -103,6 +104,11 @@ class ExecuteCode:
         if result is None:
             raise ApprovalCancelled  # the user cancelled a question one of its calls asked
         text = result.report(self._settings, interpreter)
+        if result.status == "error" and (why := context.sandbox.refusal(result.stderr)):
+            text += (
+                f"\nThe sandbox stopped it: {why}. Run that step with the terminal tool, which "
+                "offers the user to run a command outside the sandbox."
+            )
         await context.report(ToolCallUpdated(context.call_id, content=(script, TextContent(text))))
         if result.status != "success":
             raise ToolError(text)
@@ -111,7 +117,9 @@ class ExecuteCode:
     async def _interpreter(self, context: ToolContext) -> Interpreter:
         if self._settings.mode == "strict":
             return own_interpreter()
-        return await project_interpreter(context.workspace.roots[0], self._environment)
+        return await project_interpreter(
+            context.workspace.roots[0], self._environment, context.sandbox
+        )
 
 
 class _ScriptCalls:

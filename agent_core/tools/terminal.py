@@ -1,7 +1,9 @@
 """``terminal`` and ``process``: run commands in the workspace, in the foreground or background.
 
-Commands run in the editor's terminals when it offers them (the user watches the output live),
-otherwise as local subprocesses in their own process group with a scrubbed environment.
+A command is judged and approved (``safety.policy``), then runs inside the session's sandbox:
+in the editor's terminal when it offers one (the user watches the output live; the editor runs
+the sandbox launcher), otherwise as a local subprocess in its own process group. When the
+sandbox refuses what a command tried, the user is offered, once, to run it again outside.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from pydantic import BaseModel, Field
 
 from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
-from agent_core.events import TerminalContent, TextContent, ToolCallUpdated, ToolKind
-from agent_core.safety.policy import Command
+from agent_core.events import NoticeRaised, TerminalContent, TextContent, ToolCallUpdated, ToolKind
+from agent_core.safety.policy import Command, Unconfined
+from agent_core.safety.sandbox.confinement import Launch
 from agent_core.terminal import CommandResult
 from agent_core.tools.base import ToolContext
 
 OUTPUT_LIMIT = 30_000
+SHELL = "/bin/sh"
 
 
 class TerminalArguments(BaseModel):
@@ -38,7 +42,9 @@ class RunCommand:
     arguments = TerminalArguments
     description = (
         "Run a shell command in the workspace root and return its output and exit code. Use "
-        "background=true for servers and watchers, then the process tool to read or stop them."
+        "background=true for servers and watchers, then the process tool to read or stop them. "
+        "Commands run in a sandbox: they may write the workspace, a private /tmp and package "
+        "caches; credential folders are hidden."
     )
 
     def title(self, arguments: Mapping[str, Any]) -> str:
@@ -46,39 +52,62 @@ class RunCommand:
         return f"Run `{command}`" if command else "Run a command"
 
     async def run(self, arguments: TerminalArguments, context: ToolContext) -> str:
-        action = Command(arguments.command)
-        shown = (TextContent(f"$ {arguments.command}"),)
-        title = self.title({"command": arguments.command})
+        command = arguments.command
+        title = self.title({"command": command})
+        shown = (TextContent(f"$ {command}"),)
         request = ApprovalRequest(context.call_id, title, "execute", content=shown)
-        if refusal := await context.permissions.check(action, request):
+        if refusal := await context.permissions.check(Command(command), request):
             raise ToolError(refusal)
-        cwd = context.workspace.roots[0]
+        if notice := context.sandbox.notice():
+            await context.report(NoticeRaised("warning", "Commands run without a sandbox", notice))
+        shell = [SHELL, "-c", command]
+        writable = context.permissions.mode != "plan"
         if arguments.background:
+            launch = context.sandbox.launch(shell, writable=writable)  # released with the session
             process_id = await context.terminal.start(
-                arguments.command, cwd=cwd, output_limit=OUTPUT_LIMIT
+                launch.argv, cwd=context.workspace.roots[0], output_limit=OUTPUT_LIMIT
             )
             return (
                 f"Started in the background as {process_id}. "
                 f"Read it with process(id={process_id!r}, action='output')."
             )
-
-        async def started(terminal_id: str | None) -> None:
-            if terminal_id is not None:
-                await context.report(
-                    ToolCallUpdated(context.call_id, content=(TerminalContent(terminal_id),))
-                )
-
-        result = await context.terminal.run(
-            arguments.command,
-            cwd=cwd,
-            time_limit=arguments.timeout,
-            output_limit=OUTPUT_LIMIT,
-            started=started,
-        )
-        report = describe(result, arguments.timeout)
+        launch = context.sandbox.launch(shell, writable=writable)
+        result = await _run(launch, arguments.timeout, context)
+        note = ""
+        stopped = launch.confined and not result.timed_out and result.exit_code != 0
+        if stopped and (why := context.sandbox.refusal(result.output)):
+            action = Unconfined(command, why)
+            again = ApprovalRequest(
+                context.call_id, f"Run `{command}` outside the sandbox?", "execute", content=shown
+            )
+            if refused := await context.permissions.check(action, again):
+                note = f"\nThe sandbox stopped it: {why}. {refused}"
+            else:
+                result = await _run(context.sandbox.unconfined(shell), arguments.timeout, context)
+                note = "\n(run again outside the sandbox, as the user allowed)"
+        report = describe(result, arguments.timeout) + note
         if result.timed_out or result.exit_code != 0:
             raise ToolError(report)
         return report
+
+
+async def _run(launch: Launch, time_limit: int, context: ToolContext) -> CommandResult:
+    async def started(terminal_id: str | None) -> None:
+        if terminal_id is not None:
+            await context.report(
+                ToolCallUpdated(context.call_id, content=(TerminalContent(terminal_id),))
+            )
+
+    try:
+        return await context.terminal.run(
+            launch.argv,
+            cwd=context.workspace.roots[0],
+            time_limit=time_limit,
+            output_limit=OUTPUT_LIMIT,
+            started=started,
+        )
+    finally:
+        context.sandbox.release(launch)
 
 
 class ProcessArguments(BaseModel):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -12,6 +14,13 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state not in ("Z", "X")
+
+
+def sleepers(marker: str) -> list[int]:
+    """The processes running ``sleep <marker>`` (found by command line: a sandboxed process
+    has its own pid inside the sandbox, but the host sees it all the same)."""
+    out = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
+    return [int(pid) for pid in out.stdout.split() if int(pid) != os.getpid()]
 
 
 def wait_dead(pids: list[int], timeout: float = 10.0) -> list[int]:

@@ -1,0 +1,238 @@
+"""One session's sandbox: which folders its commands may write, what they may not see, its
+private temp folder, and how to tell that the sandbox refused something.
+
+``launch`` wraps a command line for the mechanism of this machine (or leaves it as it is,
+minus secret variables, when there is none); ``release`` tidies up after it; ``refusal``
+reads a failed command's output for the sandbox's fingerprints, so the user can be offered to
+run it again outside. Paths come from ``safety.paths``, the same lists the edit tools and the
+command judgement use.
+
+Missing protected paths: bubblewrap can only protect a path that exists, so for a missing
+``.vscode`` it mounts an empty read-only folder there, which creates an empty folder on disk
+while the command runs. ``release`` removes it again once no command of the session uses it,
+and only with ``rmdir``, which never removes anything that was put inside. This is done for
+the folders whose contents can make an editor or Heron run programs (``MISSING_GUARDED``); a
+missing ``.env``, ``.envrc`` or ``.gitmodules`` is not stood in for, because a folder in its
+place would break the programs that read them (dotenv loaders, git).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_core.safety.paths import (
+    CREDENTIAL_STORES,
+    PROTECTED_NAMES,
+    PROTECTED_PREFIX,
+    SHELL_STARTUP_FILES,
+    WRITABLE_CACHES,
+)
+from agent_core.safety.sandbox.detect import Availability
+from agent_core.safety.sandbox.policy import SandboxPolicy, SandboxSettings
+
+ENV = "/usr/bin/env"
+SYSTEM_SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd")
+NETWORK_FAILURES = (  # looked for only when the network is off: then the sandbox is the cause
+    "Network is unreachable",
+    "Connection refused",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "getaddrinfo",
+    "EAI_AGAIN",
+    "ENETUNREACH",
+)
+MISSING_GUARDED = (".vscode", ".zed", ".idea", ".heron")
+_READ_ONLY_PATH = re.compile(r"'?(/[^'\s:]+)'?: Read-only file system")
+
+
+@dataclass(frozen=True)
+class Launch:
+    argv: list[str]
+    confined: bool  # inside the sandbox
+    placeholders: tuple[Path, ...] = ()  # empty folders the sandbox may create for it
+
+
+class Confinement:
+    def __init__(
+        self,
+        availability: Availability,
+        settings: SandboxSettings,
+        roots: tuple[Path, ...],
+        *,
+        home: Path,
+        heron_home: Path,
+        scrubbed: Sequence[str] = (),
+    ) -> None:
+        """``scrubbed``: the names of the secret variables commands must not inherit (an
+        editor's terminal starts from the editor's environment, not Heron's)."""
+        if not settings.enabled:
+            availability = Availability(None, "it is turned off ([sandbox] enabled = false)")
+        self.availability = availability
+        self._mechanism = availability.mechanism
+        self._settings, self._roots = settings, roots
+        self._home, self._heron_home = home, heron_home
+        self._unset = tuple(scrubbed)
+        self._state: Path | None = None
+        self._in_use: Counter[Path] = Counter()
+        self._told = False
+
+    @property
+    def active(self) -> bool:
+        return self._mechanism is not None
+
+    @property
+    def sandboxed(self) -> bool:
+        """Whether code may run without the questions a missing sandbox adds."""
+        return self.active or not self._settings.required
+
+    def describe(self) -> str:
+        """One line for the mode list, the notice and ``heron doctor``."""
+        if self._mechanism is not None:
+            network = "" if self._settings.network == "allow" else ", no network"
+            return f"commands run in a sandbox ({self._mechanism.name}{network})"
+        why = self.availability.problem or "none is available"
+        then = "commands ask first" if self._settings.required else "commands run unconfined"
+        return f"no sandbox ({why}): {then}"
+
+    def notice(self) -> str | None:
+        """What to tell the user once, on the first command of a session without a sandbox."""
+        if self.active or self._told:
+            return None
+        self._told = True
+        remedy = f" To get one, {self.availability.remedy}." if self.availability.remedy else ""
+        return f"{self.describe()}.{remedy}"
+
+    def launch(self, argv: Sequence[str], *, writable: bool, extra: Sequence[Path] = ()) -> Launch:
+        """``argv`` as it runs: in the sandbox (the workspace and ``extra`` writable unless
+        ``writable`` is False), or outside it when there is none."""
+        if self._mechanism is None:
+            return self.unconfined(argv)
+        policy = self.policy(writable=writable, extra=extra)
+        self._in_use.update(policy.uncreatable)
+        command = self._mechanism.command(argv, policy, self._unset)
+        return Launch(command, True, policy.uncreatable)
+
+    def unconfined(self, argv: Sequence[str]) -> Launch:
+        """``argv`` outside the sandbox: only the secret variables are taken away."""
+        unset = [part for name in self._unset for part in ("-u", name)]
+        return Launch([ENV, *unset, *argv] if unset else list(argv), False)
+
+    def release(self, launch: Launch) -> None:
+        """The launched process is gone: remove the placeholders nothing else uses."""
+        for path in launch.placeholders:
+            self._in_use[path] -= 1
+            if self._in_use[path] <= 0:
+                del self._in_use[path]
+                with contextlib.suppress(OSError):
+                    path.rmdir()  # only if empty; never what someone put inside
+
+    def close(self) -> None:
+        for path in list(self._in_use):
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        self._in_use.clear()
+        if self._state is not None:
+            shutil.rmtree(self._state, ignore_errors=True)
+            self._state = None
+
+    def refusal(self, output: str) -> str | None:
+        """Why the sandbox stopped a command that printed ``output``, or None."""
+        if self._mechanism is None:
+            return None
+        if any(marker in output for marker in self._mechanism.refusals):
+            found = _READ_ONLY_PATH.search(output)
+            where = f" ({found.group(1)})" if found else ""
+            return (
+                f"it tried to change something{where} outside what sandboxed commands may "
+                "write (the workspace, a private temp folder and the package caches) or a "
+                "protected path"
+            )
+        for path in self.hidden():
+            if str(path) in output or self._shown(path) in output:
+                return f"it needs {self._shown(path)}, which the sandbox hides"
+        if self._settings.network == "deny" and any(s in output for s in NETWORK_FAILURES):
+            return 'sandboxed commands have no network ([sandbox] network = "deny")'
+        return None
+
+    # The policy.
+
+    def policy(self, *, writable: bool, extra: Sequence[Path] = ()) -> SandboxPolicy:
+        temp, empty = self._private()
+        visible = tuple(r for r in (*self._roots, *extra) if r.is_dir())
+        roots = visible if writable else ()
+        folders = (*roots, *self._caches()) if writable else ()
+        protected = dict.fromkeys(p for root in roots for p in self._protected(root))
+        existing = tuple(p for p in protected if os.path.lexists(p))
+        guarded = [root / name for root in roots for name in MISSING_GUARDED]
+        missing = tuple(p for p in guarded if not os.path.lexists(p))
+        return SandboxPolicy(
+            visible=visible,
+            writable=folders,
+            read_only=existing,
+            uncreatable=missing,
+            hidden=self.hidden(),
+            temp=temp,
+            empty=empty,
+            network=self._settings.network == "allow",
+        )
+
+    def hidden(self) -> tuple[Path, ...]:
+        candidates = [self._home / name for name in CREDENTIAL_STORES]
+        candidates += [self._heron_home, Path(f"/run/user/{os.getuid()}")]
+        candidates += [Path(p) for p in SYSTEM_SOCKETS]
+        candidates += [Path(p).expanduser() for p in self._settings.hidden]
+        return tuple(
+            path
+            for path in candidates
+            if os.path.lexists(path) and not any(r.is_relative_to(path) for r in self._roots)
+        )
+
+    def _protected(self, root: Path) -> list[Path]:
+        paths = [root / name for name in PROTECTED_NAMES]
+        with contextlib.suppress(OSError):
+            paths += [p for p in root.iterdir() if p.name.startswith(PROTECTED_PREFIX)]
+        gitdir = _gitdir(root / ".git")
+        if gitdir is not None and gitdir.is_relative_to(root):
+            paths.append(gitdir)
+        if self._home.is_relative_to(root):
+            paths += [self._home / f for f in SHELL_STARTUP_FILES if (self._home / f).exists()]
+        return paths
+
+    def _caches(self) -> list[Path]:
+        if self._home.is_dir():  # the standard place for caches: made when missing
+            (self._home / ".cache").mkdir(exist_ok=True)
+        named = [self._home / c for c in WRITABLE_CACHES]
+        named += [Path(p).expanduser() for p in self._settings.writable]
+        return [p for p in named if p.is_dir()]
+
+    def _private(self) -> tuple[Path, Path]:
+        if self._state is None:
+            self._state = Path(tempfile.mkdtemp(prefix="heron-sandbox-"))
+            (self._state / "tmp").mkdir()
+            (self._state / "empty").mkdir(mode=0o555)
+        return self._state / "tmp", self._state / "empty"
+
+    def _shown(self, path: Path) -> str:
+        if path.is_relative_to(self._home):
+            return f"~/{path.relative_to(self._home)}"
+        return str(path)
+
+
+def _gitdir(dot_git: Path) -> Path | None:
+    """Where a ``.git`` file (a worktree's, a submodule's) points, or None."""
+    if not dot_git.is_file():
+        return None
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        text = dot_git.read_text(encoding="utf-8").strip()
+        if text.startswith("gitdir:"):
+            return (dot_git.parent / text.removeprefix("gitdir:").strip()).resolve()
+    return None

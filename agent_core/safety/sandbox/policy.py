@@ -1,0 +1,59 @@
+"""What the user configured, what one sandboxed process may touch, and the mechanisms that
+enforce it.
+
+A policy is plain data: the folders it may write, the protected paths inside them that stay
+read-only (and the missing ones it may not create), the paths it may not see at all, its
+private temp folder, and whether it has a network. Everything else is readable and read-only.
+A mechanism turns a policy into the command line that runs a program under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """``[sandbox]``: how commands, scripts and (optionally) MCP servers are confined."""
+
+    enabled: bool = True  # false: never sandbox (the outer container is the sandbox)
+    required: bool = True  # without a sandbox, what would run without a question asks
+    network: str = "allow"  # or "deny": sandboxed processes get no network at all
+    writable: tuple[str, ...] = ()  # more folders they may write, on top of the caches
+    hidden: tuple[str, ...] = ()  # more paths they may not see, on top of credential stores
+    mcp_servers: bool = False  # run stdio MCP servers inside the sandbox too
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    visible: tuple[Path, ...]  # the workspace roots: always there, read-only unless writable
+    writable: tuple[Path, ...]  # existing folders it may change; empty: nothing is writable
+    read_only: tuple[Path, ...]  # protected paths inside them (existing): read-only
+    uncreatable: tuple[Path, ...]  # protected paths inside them that do not exist yet
+    hidden: tuple[Path, ...]  # existing paths it may not see (credential stores)
+    temp: Path  # its private, writable /tmp
+    empty: (
+        Path  # an empty folder no sandboxed process can write: what a missing protected path shows
+    )
+    network: bool
+
+
+class Mechanism(Protocol):
+    """An operating system's sandbox (bubblewrap, Seatbelt)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def refusals(self) -> tuple[str, ...]:
+        """What a refused file operation prints under it ("Read-only file system")."""
+        ...
+
+    def command(
+        self, argv: Sequence[str], policy: SandboxPolicy, unset: Sequence[str] = ()
+    ) -> list[str]:
+        """``argv`` run under ``policy``, without the variables named in ``unset``."""
+        ...
