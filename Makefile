@@ -9,7 +9,7 @@ VSCODE := editor-extensions/vscode
 VSCODE_DEPS := $(VSCODE)/node_modules/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test lint typecheck format pytest vscode e2e-browser bench gen-schema clean
+.PHONY: help setup sandbox demo test lint typecheck format pytest vscode e2e-browser bench gen-schema clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -31,7 +31,20 @@ $(VSCODE_DEPS): $(VSCODE)/package.json $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-setup: $(INSTALLED) $(NODE_DEPS) $(VSCODE_DEPS) ## create .venv and install Heron with its dev tools
+# bubblewrap is a system package: on Linux the tests run real commands in the real sandbox.
+sandbox: ## install bubblewrap (Linux's sandbox for commands) if it is missing
+	@if [ "$$(uname -s)" = Linux ] && ! command -v bwrap >/dev/null; then \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  if command -v apt-get >/dev/null; then \
+	    echo "installing bubblewrap with apt-get"; \
+	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  elif command -v dnf >/dev/null; then $$SUDO dnf install -y bubblewrap; \
+	  elif command -v pacman >/dev/null; then $$SUDO pacman -S --noconfirm bubblewrap; \
+	  else echo "install bubblewrap (bwrap) with your package manager" >&2; exit 1; fi; \
+	fi
+
+setup: $(INSTALLED) $(NODE_DEPS) $(VSCODE_DEPS) sandbox ## create .venv and install Heron with its dev tools
 
 demo: $(INSTALLED) ## run a scripted session through `heron acp` over real stdio
 	$(BIN)/heron demo
@@ -46,10 +59,10 @@ format: $(INSTALLED) ## apply ruff format and safe fixes
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-pytest: $(INSTALLED) $(NODE_DEPS) ## run the test suite only
+pytest: $(INSTALLED) $(NODE_DEPS) sandbox ## run the test suite only
 	HERON_SCHEMA_DIR=$(SCHEMA_DIR) $(BIN)/pytest
 
-vscode: $(INSTALLED) $(VSCODE_DEPS) ## the VS Code extension: typecheck, eslint, build, tests (real heron), .vsix
+vscode: $(INSTALLED) $(VSCODE_DEPS) sandbox ## the VS Code extension: typecheck, eslint, build, tests (real heron), .vsix
 	cd $(VSCODE) && HERON_BIN=$(CURDIR)/$(BIN)/heron npm run check
 
 test: lint pytest vscode ## every quality gate, then the tests (what CI runs)
@@ -57,7 +70,7 @@ test: lint pytest vscode ## every quality gate, then the tests (what CI runs)
 e2e-browser: $(INSTALLED) ## the VS Code extension in a real VS Code (code-server) + headless Chromium; minutes
 	bash editor-extensions/vscode-e2e/run.sh
 
-bench: $(INSTALLED) ## measure start-up, latency and memory; writes docs/PERFORMANCE.md
+bench: $(INSTALLED) sandbox ## measure start-up, latency and memory; writes docs/PERFORMANCE.md
 	@# Bytecode as an installed wheel has it (PYTHONDONTWRITEBYTECODE may be set here).
 	$(BIN)/python -m compileall -q acp_server agent_core
 	$(BIN)/python -m bench --write docs/PERFORMANCE.md

@@ -24,6 +24,7 @@ from agent_core.config import CodeExecutionSettings
 from agent_core.errors import ToolError
 from agent_core.events import (
     Event,
+    NoticeRaised,
     TextContent,
     ToolCallStarted,
     ToolCallUpdated,
@@ -74,6 +75,8 @@ class ExecuteCode:
     async def run(self, arguments: ExecuteCodeArguments, context: ToolContext) -> str:
         script = TextContent(f"```python\n{arguments.code.rstrip()}\n```")
         await context.report(ToolCallUpdated(context.call_id, content=(script,)))
+        if notice := context.sandbox.notice():  # before any question: it explains them
+            await context.report(NoticeRaised("warning", "Scripts run without a sandbox", notice))
         action = Script()
         request = ApprovalRequest(context.call_id, TITLE, "execute", content=(script,))
         if refusal := await context.permissions.check(action, request):

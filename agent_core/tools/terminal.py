@@ -55,11 +55,11 @@ class RunCommand:
         command = arguments.command
         title = self.title({"command": command})
         shown = (TextContent(f"$ {command}"),)
+        if notice := context.sandbox.notice():  # before any question: it explains them
+            await context.report(NoticeRaised("warning", "Commands run without a sandbox", notice))
         request = ApprovalRequest(context.call_id, title, "execute", content=shown)
         if refusal := await context.permissions.check(Command(command), request):
             raise ToolError(refusal)
-        if notice := context.sandbox.notice():
-            await context.report(NoticeRaised("warning", "Commands run without a sandbox", notice))
         shell = [SHELL, "-c", command]
         writable = context.permissions.mode != "plan"
         if arguments.background:

@@ -51,6 +51,11 @@ def build(name: str) -> MCPServer:
         sys.stderr.flush()
         os._exit(3)
 
+    @app.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def look(path: str) -> str:
+        """Whether a path exists, as this server sees it (~ expanded)."""
+        return "present" if Path(path).expanduser().exists() else "missing"
+
     @app.tool()
     def slow(seconds: float) -> str:
         """Take a while."""
