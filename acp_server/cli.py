@@ -138,14 +138,16 @@ def _serve(
     build_session = _session_factory(connection, settings, store, config_error)
 
     def preload() -> None:
-        from agent_core.safety.sandbox.detect import detect
-
         store.open()  # sqlite and the migrations, before the first session/new needs them
-        detect(network=settings.sandbox.network == "allow")  # the one probe, cached
         _preload()
 
+    def probe() -> None:
+        from agent_core.safety.sandbox.detect import detect
+
+        detect(network=settings.sandbox.network == "allow")  # the one probe; sessions reuse it
+
     state = ServerState(
-        connection, settings, build_session, store, preload=preload, warm_up=_warm_up
+        connection, settings, build_session, store, preload=preload, probe=probe, warm_up=_warm_up
     )
     anyio.run(_serve_with_background, connection, state)
     anyio.run(store.close)
@@ -163,6 +165,7 @@ async def _serve_with_background(connection: Connection, state: ServerState) -> 
     async with anyio.create_task_group() as background:
         state.background = background
         background.start_soon(_stop_on_signal, router, background.cancel_scope)
+        background.start_soon(state.run_once, "probe", state.probe)  # while stdin is read
         await connection.serve(router)
         background.cancel_scope.cancel()
 
@@ -258,7 +261,7 @@ class _SessionWiring:
         self.mcp = McpServers(
             merge(setup.mcp_servers, settings.mcp_servers),
             setup.cwd,
-            ProcessSetup(environment.kept, self.writable if confine_servers else list),
+            ProcessSetup(environment.kept, self.writable if confine_servers else self.unconfined),
             Timeouts(settings.mcp_connect_timeout, settings.mcp_call_timeout),
             self.report,
         )
@@ -278,6 +281,10 @@ class _SessionWiring:
     def writable(self, argv: list[str]) -> list[str]:
         """``argv`` in the session's sandbox as commands run (MCP servers, when configured)."""
         return self.sandbox.launch(argv, writable=True).argv
+
+    def unconfined(self, argv: list[str]) -> list[str]:
+        """``argv`` as the sandbox starts what it does not confine (MCP servers, by default)."""
+        return self.sandbox.unconfined(argv).argv
 
     def parts(self) -> SessionParts:
         return SessionParts(
@@ -407,6 +414,7 @@ PRELOAD = (
     "agent_core.mcp.pool",
     "agent_core.terminal",
     "agent_core.safety.git",
+    "agent_core.safety.secrets",
     "agent_core.safety.sandbox.confinement",
     "agent_core.context.prompt",
     "agent_core.sessions.store",
@@ -419,7 +427,13 @@ PRELOAD = (
     "acp_server.handlers.stored",
 )
 # What the first prompt needs, loaded once a session exists.
-WARM_UP = ("acp_server.handlers.wire", "agent_core.loop.agent", "agent_core.tools")
+WARM_UP = (
+    "acp_server.handlers.wire",
+    "agent_core.loop.agent",
+    "agent_core.tools",
+    "agent_core.safety.policy",
+    "agent_core.safety.judge",
+)
 
 
 def _preload() -> None:

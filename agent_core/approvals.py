@@ -4,30 +4,22 @@ It asks through the ``Approver`` port when the policy says so, with the reason o
 and remembers "always" answers: edits for the session, by switching to ``accept-edits``;
 commands by their parsed prefixes and MCP tools by name, per workspace and across restarts,
 through a ``RuleStore``.
+
+The policy (and the command grammar behind it) is imported where it is used, not here: a
+session is built on ``session/new``, which should not wait for it; it loads with the tools.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from agent_core.events import Location, TextContent, ToolContent, ToolKind
 from agent_core.modes import Mode
-from agent_core.safety.judge import judge
-from agent_core.safety.policy import (
-    EDITS,
-    Action,
-    Command,
-    Edit,
-    LeavePlanMode,
-    Script,
-    ToolUse,
-    Unconfined,
-    apply,
-    may_remember,
-    situation_of,
-)
+
+if TYPE_CHECKING:
+    from agent_core.safety.policy import Action
 
 Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
 RuleCategory = Literal["commands", "tools"]
@@ -102,18 +94,21 @@ class Permissions:
         when the caller left them empty) and the reason it asks. Raises
         ``ApprovalCancelled`` when the user cancels the question.
         """
-        category: RuleCategory = "tools" if isinstance(action, ToolUse) else "commands"
-        edits = frozenset({EDITS}) if self.rejected_edits else frozenset[str]()
+        from agent_core.safety import policy
+
+        category: RuleCategory = "tools" if isinstance(action, policy.ToolUse) else "commands"
+        edits = frozenset({policy.EDITS}) if self.rejected_edits else frozenset[str]()
         rejected = self.rules.rejected(category) | edits
-        situation = situation_of(
+        situation = policy.situation_of(
             self.mode, action, self.rules.allowed(category), rejected, self.sandboxed
         )
-        verdict, reason = apply(situation)
+        verdict, reason = policy.apply(situation)
         if verdict == "allow":
             return None
         if verdict == "deny":
             return f"Refused: {reason}."
-        options = request.options or options_for(action, always=may_remember(situation))
+        always = policy.may_remember(situation)
+        options = request.options or options_for(action, always=always)
         because = (TextContent(f"Asking because {reason}."),) if reason else ()
         outcome = await self.approver.request(
             replace(request, options=options, content=request.content + because)
@@ -127,6 +122,9 @@ class Permissions:
         return f"The user rejected this {_what(action)}.{why}"
 
     async def _remember(self, action: Action, outcome: ApprovalOutcome) -> None:
+        from agent_core.safety.judge import judge
+        from agent_core.safety.policy import Command, Edit, ToolUse
+
         if outcome.decision not in ("allow_always", "reject_always"):
             return
         if isinstance(action, Command):
@@ -144,6 +142,9 @@ class Permissions:
 def options_for(action: Action, *, always: bool | None = None) -> tuple[Option, ...]:
     """The answers, worded for what is being asked; "always" only where it can be kept
     (``always``: whether it can, when the caller knows; else judged from the action)."""
+    from agent_core.safety.judge import judge
+    from agent_core.safety.policy import Command, Edit, ToolUse, may_remember, situation_of
+
     if always is None:
         always = may_remember(situation_of("ask", action, frozenset(), frozenset(), True))
     once = (
@@ -178,12 +179,14 @@ def options_for(action: Action, *, always: bool | None = None) -> tuple[Option, 
 
 
 def _what(action: Action) -> str:
+    from agent_core.safety import policy
+
     names: dict[type[Action], str] = {
-        Edit: "edit",
-        Command: "command",
-        ToolUse: "tool call",
-        Script: "script",
-        Unconfined: "run outside the sandbox",
-        LeavePlanMode: "plan",
+        policy.Edit: "edit",
+        policy.Command: "command",
+        policy.ToolUse: "tool call",
+        policy.Script: "script",
+        policy.Unconfined: "run outside the sandbox",
+        policy.LeavePlanMode: "plan",
     }
     return names[type(action)]

@@ -8,6 +8,7 @@ purpose: ``pydantic-settings`` costs ~120 ms to import, more than the whole budg
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_core.errors import ConfigError
 from agent_core.mcp.servers import HttpServer, McpServerSpec, StdioServer
-from agent_core.safety.sandbox.policy import SandboxSettings
+from agent_core.safety.sandbox.settings import SandboxSettings
 
 if TYPE_CHECKING:
     from agent_core.safety.secrets import Scrubbed
@@ -333,9 +334,10 @@ def _string(table: dict[str, Any], key: str) -> str | None:
 def child_environment(keep: frozenset[str] = frozenset()) -> dict[str, str]:
     """The environment for the processes Heron starts (commands, scripts, MCP servers): ours,
     minus every secret by name or by value (``safety.secrets``), unless its name is kept."""
-    return scrubbed_environment(keep).kept
+    return dict(scrubbed_environment(keep).kept)
 
 
+@functools.cache  # the environment does not change while Heron runs
 def scrubbed_environment(keep: frozenset[str] = frozenset()) -> Scrubbed:
     """Our environment split into what children see and the secrets they do not."""
     from agent_core.safety.secrets import scrub
@@ -346,7 +348,7 @@ def scrubbed_environment(keep: frozenset[str] = frozenset()) -> Scrubbed:
 def secrets_to_redact(settings: Settings) -> dict[str, str]:
     """What must never be written to the session store or the logs: the provider keys, and
     every value scrubbed from the children's environment. Name -> value."""
-    secrets = scrubbed_environment(settings.keep_environment).removed
+    secrets = dict(scrubbed_environment(settings.keep_environment).removed)
     for provider, (key_variable, _) in PROVIDER_ENV.items():
         if key := settings.provider(provider).api_key:
             secrets.setdefault(key_variable, key)

@@ -10,7 +10,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import mcp, scripts, sessions, startup, tools, turns
+from bench import mcp, safety, scripts, sessions, startup, tools, turns
 from bench.figures import Figure
 
 HEADER = "| figure | measured | budget | verdict | how |\n| --- | --- | --- | --- | --- |"
@@ -54,6 +54,7 @@ def main() -> int:
             + sessions.measure(env)
             + mcp.measure(env)
             + scripts.measure(env)
+            + safety.measure(env)
         )
     text = report(figures)
     sys.stdout.write(text)

@@ -318,3 +318,17 @@ def test_setup_again_updates_the_command_and_keeps_the_users_settings(
         "env": {"HERON_MODEL": "openai:gpt-5"},
         "default_mode": "plan",
     }
+
+
+def test_doctor_says_whether_commands_run_in_a_sandbox(user: dict[str, str]) -> None:
+    home = Path(user["HERON_HOME"])
+    (home / "config.toml").write_text('model = "scripted:echo"\n')
+    assert "[ok] sandbox: bubblewrap" in heron(user, "doctor").stdout
+    without = {**user, "PATH": "/nonexistent"}  # no bwrap to be found
+    missing = heron(without, "doctor")
+    assert "[!!] sandbox: none (bubblewrap (bwrap) is not installed)" in missing.stdout
+    assert "sudo apt install bubblewrap" in missing.stdout
+    (home / "config.toml").write_text(
+        'model = "scripted:echo"\n[sandbox]\nenabled = false\nrequired = false\n'
+    )
+    assert "[--] sandbox: turned off" in heron(user, "doctor").stdout

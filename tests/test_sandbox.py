@@ -15,8 +15,9 @@ import pytest
 
 from agent_core.safety.sandbox.confinement import Confinement, Launch
 from agent_core.safety.sandbox.detect import Availability
-from agent_core.safety.sandbox.policy import SandboxPolicy, SandboxSettings
+from agent_core.safety.sandbox.policy import SandboxPolicy
 from agent_core.safety.sandbox.seatbelt import SANDBOX_EXEC, Seatbelt, profile_for
+from agent_core.safety.sandbox.settings import SandboxSettings
 from tests.support.sandbox import require_bubblewrap
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="bubblewrap is Linux's sandbox")

@@ -4,11 +4,17 @@ writes down (the Redactor)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from agent_core.safety.secrets import Redactor, scrub, secret_name, secret_value
 
+ROOT = Path(__file__).resolve().parent.parent
 ENVIRONMENT = {
     "PATH": "/usr/bin:/bin",
     "HOME": "/home/u",
@@ -80,3 +86,53 @@ def test_the_redactor_replaces_every_form_a_secret_takes() -> None:
         "abc stays: too short to be told from chance"
     )
     assert not Redactor({})
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="prctl is Linux's")
+@pytest.mark.parametrize("protected", [False, True])
+def test_a_protected_process_keeps_its_environment_from_its_own_user(protected: bool) -> None:
+    """Two processes of one unprivileged user: Heron (protected) and a command it started
+    outside any sandbox, reading Heron's /proc/<pid>/environ."""
+    as_user = _unprivileged()
+    code = (
+        "import sys, time\n"
+        "from agent_core.safety.process import protect_own_memory\n"
+        f"assert protect_own_memory() if {protected} else True\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(30)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PROVIDER_KEY": "sk-live-secret"}
+    heron = subprocess.Popen(
+        [sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, preexec_fn=as_user
+    )
+    try:
+        assert heron.stdout is not None and heron.stdout.readline() == b"ready\n"
+        read = f"print(open('/proc/{heron.pid}/environ', 'rb').read())"
+        command = subprocess.run(
+            [sys.executable, "-c", read], capture_output=True, text=True, preexec_fn=as_user
+        )
+    finally:
+        heron.kill()
+        heron.wait()
+        assert heron.stdout is not None
+        heron.stdout.close()
+    if protected:
+        assert command.returncode != 0 and "PermissionError" in command.stderr
+    else:
+        assert "sk-live-secret" in command.stdout
+
+
+def _unprivileged() -> Callable[[], None] | None:
+    """When the tests run as root: a root without capabilities, which may no more read a
+    protected process than any user may (root reads everything only through CAP_SYS_PTRACE)."""
+    if os.getuid() != 0:
+        return None
+
+    def drop() -> None:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        for capability in range(64):
+            libc.prctl(24, capability, 0, 0, 0)  # PR_CAPBSET_DROP: gone from the next exec
+
+    return drop

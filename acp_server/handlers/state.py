@@ -165,6 +165,7 @@ class ServerState:
     build_session: SessionFactory
     store: SessionStore
     preload: Callable[[], None] = lambda: None  # once `initialize` is answered: the turn machinery
+    probe: Callable[[], None] = lambda: None  # from the start: which sandbox this machine has
     warm_up: Callable[[], None] = lambda: None  # once a session exists: what prompts need
     client: ClientInfo = field(default_factory=ClientInfo)
     background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections

@@ -38,6 +38,7 @@ def run_doctor(out: TextIO) -> int:
             + ("" if settings.config_file.exists() else " (none yet; defaults apply)"),
         )
     _model(settings, say)
+    _sandbox(settings, say)
     servers = ", ".join(s.name for s in settings.mcp_servers) or "none"
     say(NOTE, f"MCP servers from config.toml: {servers}")
     for editor in editors().values():
@@ -56,6 +57,22 @@ def _model(settings: Settings, say: Any) -> None:
         say(OK, f"model: {settings.model} ({how})")
     else:
         say(PROBLEM, f"model: {settings.model}, but no {provider} key; run `heron login`")
+
+
+def _sandbox(settings: Settings, say: Any) -> None:
+    from agent_core.safety.sandbox.detect import detect
+
+    sandbox = settings.sandbox
+    found = detect(network=sandbox.network == "allow")
+    then = "commands ask first" if sandbox.required else "commands run unconfined"
+    if not sandbox.enabled:
+        say(NOTE, f"sandbox: turned off ([sandbox] enabled = false), so {then}")
+    elif found.mechanism is not None:
+        say(OK, f"sandbox: {found.mechanism.name}, network {sandbox.network}")
+    else:
+        remedy = f"; to get one, {found.remedy}" if found.remedy else ""
+        mark = PROBLEM if sandbox.required else NOTE
+        say(mark, f"sandbox: none ({found.problem}), so {then}{remedy}")
 
 
 def _editor(editor: Editor, say: Any) -> None:

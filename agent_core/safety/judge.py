@@ -183,16 +183,14 @@ class _Findings:
             runner_head, inner = runner
             self.simple(inner, command, depth, (*head, *runner_head))
             return
+        prefix: str | None = None  # what "always allow" remembers, when not the usual
         risky_git = False
-        prefix = _prefix(program.value, name, argv)
         if name == "git":
             argv, risky_git = self.git(args, depth)
-            prefix = _prefix(program.value, name, argv)
         elif name in SHELLS:
-            shell_prefix = self.shell(name, args, command, depth)
-            if shell_prefix is None:
+            prefix = self.shell(name, args, command, depth)
+            if prefix is None:
                 return  # it only runs the code judged just now
-            prefix = shell_prefix
         elif (language := interpreter_of(name)) is not None:
             prefix = self.interpreter(language, args, command, depth)
         elif name in SQL_CLIENTS:
@@ -209,7 +207,7 @@ class _Findings:
         )
         if not read_only or risky_git:
             self.read_only = False
-            self.prefixes.append(" ".join((*head, prefix)))
+            self.prefixes.append(" ".join((*head, prefix or _prefix(program.value, name, argv))))
 
     def rules(self, argv: Argv) -> None:
         shown = _shown(argv)

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Literal
 
 from agent_core.modes import Mode
-from agent_core.safety.judge import judge
 
 Verdict = Literal["allow", "ask", "deny"]
 
@@ -186,6 +185,8 @@ def situation_of(
                 )
             return Situation(mode, action, True, protected, outside)
         case Command(command=command):
+            from agent_core.safety.judge import judge  # the grammar loads after session/new
+
             judgement = judge(command)
             prefixes = frozenset(judgement.prefixes)
             refused = sorted(prefixes & rejected)

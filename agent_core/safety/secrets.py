@@ -65,6 +65,7 @@ SECRET_VALUES: tuple[tuple[str, str], ...] = (
     (r"-----BEGIN [A-Z ]*PRIVATE KEY-----", "a private key"),
     (r"hooks\.slack\.com/services/", "a Slack webhook"),
 )
+_SECRET_VALUES = tuple((re.compile(pattern), kind) for pattern, kind in SECRET_VALUES)
 MIN_REDACTED = 8  # shorter values are too likely to occur by chance to be replaced everywhere
 
 
@@ -78,8 +79,8 @@ def secret_name(name: str) -> bool:
 
 def secret_value(value: str) -> str | None:
     """What kind of secret ``value`` looks like, or None."""
-    for pattern, kind in SECRET_VALUES:
-        if re.search(pattern, value):
+    for pattern, kind in _SECRET_VALUES:
+        if pattern.search(value):
             return kind
     return None
 

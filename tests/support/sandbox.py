@@ -8,7 +8,7 @@ import pytest
 
 from agent_core.safety.sandbox.confinement import Confinement
 from agent_core.safety.sandbox.detect import Availability, detect
-from agent_core.safety.sandbox.policy import SandboxSettings
+from agent_core.safety.sandbox.settings import SandboxSettings
 
 
 def no_sandbox(roots: tuple[Path, ...] = (Path("/"),)) -> Confinement:

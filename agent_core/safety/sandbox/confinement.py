@@ -35,8 +35,10 @@ from agent_core.safety.paths import (
     SHELL_STARTUP_FILES,
     WRITABLE_CACHES,
 )
+from agent_core.safety.process import protect_own_memory
 from agent_core.safety.sandbox.detect import Availability
-from agent_core.safety.sandbox.policy import SandboxPolicy, SandboxSettings
+from agent_core.safety.sandbox.policy import SandboxPolicy
+from agent_core.safety.sandbox.settings import SandboxSettings
 
 ENV = "/usr/bin/env"
 SYSTEM_SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd")
@@ -114,6 +116,7 @@ class Confinement:
     def launch(self, argv: Sequence[str], *, writable: bool, extra: Sequence[Path] = ()) -> Launch:
         """``argv`` as it runs: in the sandbox (the workspace and ``extra`` writable unless
         ``writable`` is False), or outside it when there is none."""
+        protect_own_memory()
         if self._mechanism is None:
             return self.unconfined(argv)
         policy = self.policy(writable=writable, extra=extra)
@@ -123,6 +126,7 @@ class Confinement:
 
     def unconfined(self, argv: Sequence[str]) -> Launch:
         """``argv`` outside the sandbox: only the secret variables are taken away."""
+        protect_own_memory()
         unset = [part for name in self._unset for part in ("-u", name)]
         return Launch([ENV, *unset, *argv] if unset else list(argv), False)
 

@@ -7,16 +7,16 @@ usually cause it. On macOS ``sandbox-exec`` ships with the system. Elsewhere the
 
 from __future__ import annotations
 
-import functools
-import platform
 import shutil
 import subprocess
+import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_core.safety.sandbox.bubblewrap import Bubblewrap, probe_command
-from agent_core.safety.sandbox.policy import Mechanism
-from agent_core.safety.sandbox.seatbelt import SANDBOX_EXEC, Seatbelt
+if TYPE_CHECKING:  # the mechanism of this machine is imported when it is found
+    from agent_core.safety.sandbox.policy import Mechanism
 
 PROBE_TIMEOUT_S = 10.0
 INSTALL_BWRAP = (
@@ -40,20 +40,33 @@ class Availability:
         return f"no sandbox: {self.problem}"
 
 
-@functools.cache
+_found: dict[bool, Availability] = {}
+_finding = threading.Lock()  # a second caller waits for the probe under way, not a second probe
+
+
 def detect(*, network: bool) -> Availability:
-    """The sandbox of this machine (cached: it does not change while Heron runs)."""
-    system = platform.system()
-    if system == "Linux":
+    """The sandbox of this machine (found once: it does not change while Heron runs)."""
+    with _finding:
+        if network not in _found:
+            _found[network] = _detect(network)
+        return _found[network]
+
+
+def _detect(network: bool) -> Availability:
+    if sys.platform == "linux":
         return _linux(network)
-    if system == "Darwin":
+    if sys.platform == "darwin":
+        from agent_core.safety.sandbox.seatbelt import SANDBOX_EXEC, Seatbelt
+
         if Path(SANDBOX_EXEC).exists():
-            return Availability(Seatbelt(platform.mac_ver()[0]))
+            return Availability(Seatbelt())
         return Availability(None, f"{SANDBOX_EXEC} is missing", OPT_OUT)
-    return Availability(None, f"Heron has no sandbox for {system or 'this system'}", OPT_OUT)
+    return Availability(None, f"Heron has no sandbox for {sys.platform}", OPT_OUT)
 
 
 def _linux(network: bool) -> Availability:
+    from agent_core.safety.sandbox.bubblewrap import Bubblewrap, probe_command
+
     executable = shutil.which("bwrap")
     if executable is None:
         return Availability(

@@ -1,5 +1,4 @@
-"""What the user configured, what one sandboxed process may touch, and the mechanisms that
-enforce it.
+"""What one sandboxed process may touch, and the mechanisms that enforce it.
 
 A policy is plain data: the folders it may write, the protected paths inside them that stay
 read-only (and the missing ones it may not create), the paths it may not see at all, its
@@ -13,18 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
-
-
-@dataclass(frozen=True)
-class SandboxSettings:
-    """``[sandbox]``: how commands, scripts and (optionally) MCP servers are confined."""
-
-    enabled: bool = True  # false: never sandbox (the outer container is the sandbox)
-    required: bool = True  # without a sandbox, what would run without a question asks
-    network: str = "allow"  # or "deny": sandboxed processes get no network at all
-    writable: tuple[str, ...] = ()  # more folders they may write, on top of the caches
-    hidden: tuple[str, ...] = ()  # more paths they may not see, on top of credential stores
-    mcp_servers: bool = False  # run stdio MCP servers inside the sandbox too
 
 
 @dataclass(frozen=True)

@@ -51,8 +51,6 @@ BASE = """(version 1)
 
 @dataclass(frozen=True)
 class Seatbelt:
-    version: str = ""
-
     @property
     def name(self) -> str:
         return "Seatbelt (sandbox-exec)"

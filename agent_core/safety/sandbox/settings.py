@@ -1,0 +1,18 @@
+"""``[sandbox]`` in config.toml: read by ``agent_core.config``, obeyed by ``confinement``. Its own
+module because config is on the start-up path and must not load the rest of the sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """``[sandbox]``: how commands, scripts and (optionally) MCP servers are confined."""
+
+    enabled: bool = True  # false: never sandbox (the outer container is the sandbox)
+    required: bool = True  # without a sandbox, what would run without a question asks
+    network: str = "allow"  # or "deny": sandboxed processes get no network at all
+    writable: tuple[str, ...] = ()  # more folders they may write, on top of the caches
+    hidden: tuple[str, ...] = ()  # more paths they may not see, on top of credential stores
+    mcp_servers: bool = False  # run stdio MCP servers inside the sandbox too
