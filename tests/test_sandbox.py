@@ -319,3 +319,69 @@ def _wait(condition: object, timeout: float = 10.0) -> None:
     while not condition():  # type: ignore[operator]
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+def test_root_inside_cannot_change_the_kernel(sandbox: Confinement, workspace: Path) -> None:
+    done = run(
+        sandbox,
+        "python3 -c \"open('/proc/sys/kernel/core_pattern', 'r+')\" 2>&1; echo opened=$?",
+        workspace,
+    )
+    assert "opened=1" in done.stdout and "Read-only file system" in done.stdout
+
+
+def test_nested_repositories_env_files_and_hook_folders_are_protected(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    (workspace / "sub" / ".git" / "hooks").mkdir(parents=True)
+    (workspace / "apps" / "web").mkdir(parents=True)
+    (workspace / "apps" / "web" / ".env").write_text("KEY=1\n")
+    (workspace / ".husky").mkdir()
+    (workspace / ".git" / "config").write_text("[core]\n\thooksPath = .husky\n")
+    for sandbox in confinement(workspace, home, tmp_path):
+        run(
+            sandbox,
+            "echo evil > sub/.git/hooks/pre-commit; echo X=2 >> apps/web/.env; "
+            "echo evil > .husky/pre-commit",
+            workspace,
+        )
+    assert not (workspace / "sub" / ".git" / "hooks" / "pre-commit").exists()
+    assert (workspace / "apps" / "web" / ".env").read_text() == "KEY=1\n"
+    assert not (workspace / ".husky" / "pre-commit").exists()
+
+
+def test_a_workspace_without_a_repository_cannot_be_given_one(home: Path, tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for sandbox in confinement(plain, home, tmp_path):
+        done = run(sandbox, "git init -q . 2>&1; mkdir -p .git/hooks 2>&1; echo done", plain)
+        assert "done" in done.stdout
+    assert not (plain / ".git").exists()  # nor the empty stand-in, once the command ended
+
+
+def test_the_git_credential_cache_socket_is_out_of_reach(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    (home / ".cache" / "git" / "credential").mkdir(parents=True)
+    (home / ".cache" / "git" / "credential" / "socket").write_text("")
+    for sandbox in confinement(workspace, home, tmp_path):
+        done = run(sandbox, "ls -A ~/.cache/git/credential | wc -l; touch ~/.cache/ok", workspace)
+        assert done.stdout.split()[0] == "0" and (home / ".cache" / "ok").exists()
+
+
+def test_what_a_killed_heron_left_behind_is_swept(workspace: Path, tmp_path: Path) -> None:
+    import tempfile
+
+    from agent_core.safety.sandbox import confinement as module
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    state = Path(tempfile.gettempdir()) / f"{module.STATE_PREFIX}{dead.pid}-test"
+    (state / "tmp").mkdir(parents=True)
+    stand_in, kept = workspace / ".vscode", workspace / ".idea"
+    stand_in.mkdir()
+    kept.mkdir()
+    (kept / "workspace.xml").write_text("<x/>")  # the user put something in it since
+    (state / module.PLACEHOLDERS).write_text(f"{stand_in}\n{kept}\n")
+    module.sweep_leftovers.__wrapped__()
+    assert not state.exists() and not stand_in.exists() and (kept / "workspace.xml").exists()

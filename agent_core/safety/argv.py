@@ -18,7 +18,7 @@ from functools import cached_property
 
 from agent_core.safety.shell import Word
 
-MIN_ABBREVIATION = 4  # "--for" is too short to mean --force with confidence; "--forc" is not
+MIN_ABBREVIATION = 1  # getopt_long takes any unambiguous prefix: "--i" may well be --in-place
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Argv:
             value = word.value
             if value is None:
                 operands.append(word)
-                has_wild_flag = has_wild_flag or not options_ended
+                has_wild_flag = has_wild_flag or (not options_ended and _could_be_flag(word))
             elif options_ended or value in ("-", "") or not value.startswith("-"):
                 operands.append(word)
             elif value == "--":
@@ -110,6 +110,15 @@ class Argv:
         return Argv(self.program, tuple(rest), self.wild)
 
 
+def _could_be_flag(word: Word) -> bool:
+    """Whether a word known only at run time might start with a dash: ``$x`` might,
+    ``"$PWD"/src`` and ``name-$v`` cannot."""
+    source = word.source.lstrip("\"'")
+    if source.startswith(("$PWD", "${PWD}", "$(pwd)", "$HOME", "${HOME}", "~")):
+        return False
+    return source.startswith(("-", "$", "`"))
+
+
 @dataclass(frozen=True)
 class Condition:
     """A test over an ``Argv``; combine with ``&`` and ``|``. Every test here is monotone (a
@@ -134,6 +143,11 @@ class Condition:
 
 
 ALWAYS = Condition(lambda a: True, "always")
+
+
+def names(text: str) -> frozenset[str]:
+    """A set of names written as one string, for tables that read better that way."""
+    return frozenset(text.split())
 
 
 def flag(*names: str) -> Condition:
@@ -167,6 +181,12 @@ def operand(test: Callable[[str], bool], about: str) -> Condition:
 def arg(test: Callable[[str], bool], about: str) -> Condition:
     """Some argument, flag or operand, passes ``test``."""
     return Condition(lambda a: a.any_arg(test), about)
+
+
+def unless(*names: str) -> Condition:
+    """True unless one of these flags is given in so many words (``git clean -n``): a word
+    known only at run time never counts as one, which keeps the condition monotone."""
+    return Condition(lambda a: not Argv(a.program, a.args).has_flag(names), f"no {names}")
 
 
 def no_flag(*names: str) -> Condition:

@@ -9,6 +9,9 @@ a path protected in one place is protected in all three.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
 import stat
 from pathlib import Path
 
@@ -27,7 +30,7 @@ PROTECTED_NAMES: dict[str, str] = {
 PROTECTED_PREFIX = ".env"
 PROTECTED_PREFIX_REASON = "environment files hold secrets and settings"
 
-# Relative to the home folder.
+# Relative to the home folder: files whose contents programs run at start-up.
 SHELL_STARTUP_FILES = (
     ".bashrc",
     ".bash_profile",
@@ -42,7 +45,10 @@ SHELL_STARTUP_FILES = (
     ".cshrc",
     ".tcshrc",
     ".kshrc",
+    ".bash_aliases",
     ".config/fish/config.fish",
+    ".gitconfig",  # git's own configuration runs programs too (core.pager, aliases…)
+    ".config/git/config",
 )
 # Relative to the home folder: hidden from sandboxed commands ($HERON_HOME is added).
 CREDENTIAL_STORES = (
@@ -66,6 +72,14 @@ CREDENTIAL_STORES = (
     ".password-store",
     ".local/share/keyrings",
     "Library/Keychains",
+    ".config/git/credentials",
+    ".cache/git/credential",  # git credential-cache's socket: it answers with passwords
+    ".git-credential-cache",
+    ".pgpass",
+    ".my.cnf",
+    ".1password",
+    ".config/op",
+    ".claude/.credentials.json",
 )
 # Relative to the home folder: per-user caches that stay writable in the sandbox, so package
 # managers and builds work.
@@ -120,6 +134,70 @@ def protected_reason(path: Path, roots: tuple[Path, ...], home: Path) -> str | N
         if path == home / name:
             return f"{name} is protected: your shell runs it at start-up"
     return None
+
+
+SCAN_DEPTH = 3  # nested repositories and .env files are looked for this deep
+SCAN_LIMIT = 5000  # entries looked at, at most, per workspace root
+SCAN_SKIPS = frozenset(
+    {
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        "target",
+        "dist",
+        "build",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".next",
+        ".gradle",
+        ".terraform",
+    }
+)
+_HOOKS_PATH = re.compile(r'^\s*hookspath\s*=\s*"?([^"\n]+?)"?\s*$', re.IGNORECASE | re.MULTILINE)
+
+
+def protected_in(root: Path, home: Path) -> list[Path]:
+    """The protected paths that exist in a workspace root: its own, the nested ones (a
+    submodule's ``.git``, ``app/.env``) to a depth of ``SCAN_DEPTH``, the folder git's
+    ``core.hooksPath`` names, and your shell's start-up files when your home is the root."""
+    found: list[Path] = []
+    seen = 0
+    level = [root]
+    for _ in range(SCAN_DEPTH):
+        below: list[Path] = []
+        for folder in level:
+            with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    name = entry.name.lower()
+                    if name in PROTECTED_NAMES or name.startswith(PROTECTED_PREFIX):
+                        found.append(Path(entry.path))
+                    elif entry.is_dir(follow_symlinks=False) and name not in SCAN_SKIPS:
+                        below.append(Path(entry.path))
+                    if seen >= SCAN_LIMIT:
+                        return found + _hooks(root) + _startup(root, home)
+        level = below
+    return found + _hooks(root) + _startup(root, home)
+
+
+def _hooks(root: Path) -> list[Path]:
+    """The folder of ``core.hooksPath`` (``.husky``…), when the repository names one in it."""
+    try:
+        config = (root / ".git" / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    hooks = [(root / match.group(1).strip()).resolve() for match in _HOOKS_PATH.finditer(config)]
+    return [path for path in hooks if path.is_relative_to(root) and path.exists()]
+
+
+def _startup(root: Path, home: Path) -> list[Path]:
+    if not home.is_relative_to(root):
+        return []
+    return [home / name for name in SHELL_STARTUP_FILES if (home / name).exists()]
 
 
 def hard_linked(path: Path) -> bool:

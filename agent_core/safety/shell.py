@@ -104,7 +104,11 @@ class CommandLine:
     commands: tuple[SimpleCommand, ...]
     redirects: tuple[Redirect, ...]  # every redirection, those of compound statements included
     functions: tuple[tuple[str, tuple[str, ...]], ...] = ()  # name -> programs its body calls
-    problems: tuple[str, ...] = ()  # why parts of it cannot be read (parse errors)
+    problems: tuple[str, ...] = ()  # why parts of it cannot be read
+    arithmetic: bool = False  # it evaluates variables arithmetically (bash may run their text)
+
+
+MAX_SOURCE = 64 * 1024  # longer lines are not read: they ask
 
 
 @cache
@@ -121,44 +125,86 @@ def warm_up() -> None:
 
 
 def parse(source: str) -> CommandLine:
+    if len(source) > MAX_SOURCE:
+        return CommandLine((), (), problems=(f"it is too long to read ({len(source)} characters)",))
     tree = _parser().parse(source.encode("utf-8", "surrogateescape"))
     builder = _Builder()
-    builder.visit(tree.root_node)
-    problems = ("it is not valid shell syntax",) if tree.root_node.has_error else ()
+    try:
+        builder.visit(tree.root_node)
+    except RecursionError:
+        return CommandLine((), (), problems=("it nests too deeply to read",))
+    problems = list(builder.problems)
+    if tree.root_node.has_error:
+        problems.insert(0, "it is not valid shell syntax")
     return CommandLine(
-        tuple(builder.commands), tuple(builder.redirects), tuple(builder.functions), problems
+        tuple(builder.commands),
+        tuple(builder.redirects),
+        tuple(builder.functions),
+        tuple(problems),
+        builder.arithmetic,
     )
 
 
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
-_HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_body", "heredoc_end", "file_descriptor"})
-_SCOPES = frozenset({"program", "command_substitution", "process_substitution"})
+_HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_end", "file_descriptor"})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+_PIPES = frozenset({"|", "|&"})
+_WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "concatenation", "number"})
 
 
 @dataclass
 class _Builder:
+    """Walks the tree once, top down; ``piped`` travels down from the pipelines."""
+
     commands: list[SimpleCommand] = field(default_factory=list[SimpleCommand])
     redirects: list[Redirect] = field(default_factory=list[Redirect])
     functions: list[tuple[str, tuple[str, ...]]] = field(
         default_factory=list[tuple[str, tuple[str, ...]]]
     )
+    problems: list[str] = field(default_factory=list[str])
+    arithmetic: bool = False
 
-    def visit(self, node: Node, outer: tuple[Redirect, ...] = ()) -> None:
-        """``outer``: the redirections of the statement whose body ``node`` is."""
+    def visit(self, node: Node, piped: bool = False, outer: tuple[Redirect, ...] = ()) -> None:
+        """``piped``: it may read a pipe; ``outer``: the redirections of the statement whose
+        body ``node`` is."""
         match node.type:
             case "command" | "declaration_command" | "unset_command":
-                self._command(node, outer)
+                self._command(node, piped, outer)
+            case "test_command":
+                self._test(node, piped)
+            case "variable_assignment":  # a statement of its own: x=1; PATH=.
+                self.commands.append(SimpleCommand((), (_assignment(node),), (), piped))
+                self._inside(node)
             case "redirected_statement":
-                self._redirected(node)
+                self._redirected(node, piped)
             case "function_definition":
                 self._function(node)
+            case "pipeline":
+                after_pipe = False
+                for child in node.children:
+                    if child.type in _PIPES:
+                        after_pipe = True
+                    elif child.is_named:
+                        self.visit(child, piped or after_pipe)
             case kind if kind in _REDIRECTS:
                 self._redirect(node)
+            case kind if kind in _SUBSTITUTIONS:
+                self._inside(node)  # its own pipes, not ours
+            case "expansion" if any(c.type == "P" for c in node.children):
+                self.problems.append("it expands a variable as a prompt (${x@P}), running its text")
+                self._inside(node)
+            case "arithmetic_expansion" | "compound_statement" if _is_arithmetic(node):
+                self.arithmetic = self.arithmetic or _has_variable(node)
+                self._inside(node)
             case _:
                 for child in node.named_children:
-                    self.visit(child)
+                    self.visit(child, piped)
 
-    def _command(self, node: Node, outer: tuple[Redirect, ...]) -> None:
+    def _inside(self, node: Node) -> None:
+        for child in node.named_children:
+            self.visit(child)
+
+    def _command(self, node: Node, piped: bool, outer: tuple[Redirect, ...]) -> None:
         words: list[Word] = []
         if node.type != "command":  # export, declare, local, readonly, typeset, unset
             keyword = node.children[0].type if node.children else ""
@@ -168,7 +214,7 @@ class _Builder:
         for child in node.named_children:
             if child.type == "variable_assignment":
                 assignments.append(_assignment(child))
-                self.visit(child)
+                self._inside(child)
             elif child.type in _REDIRECTS:
                 redirects.append(self._redirect(child))
             elif child.type == "command_name":
@@ -179,24 +225,40 @@ class _Builder:
                 words.append(_word(child))
                 self.visit(child)  # what a substitution inside it runs
         self.commands.append(
-            SimpleCommand(tuple(words), tuple(assignments), tuple(redirects), _piped(node))
+            SimpleCommand(tuple(words), tuple(assignments), tuple(redirects), piped)
         )
+
+    def _test(self, node: Node, piped: bool) -> None:
+        """``[[ … ]]``: a read-only command whose words may still hide code (``-v 'a[$(…)]'``)."""
+        words = [Word("[[", "[[")]
+        self._test_words(node, words)
+        self.commands.append(SimpleCommand(tuple(words), (), (), piped))
+
+    def _test_words(self, node: Node, words: list[Word]) -> None:
+        for child in node.named_children:
+            if child.type in _WORDS:
+                words.append(_word(child))
+                self.visit(child)
+            elif child.type in _SUBSTITUTIONS:
+                self.visit(child)
+            else:
+                self._test_words(child, words)
 
     def _redirect(self, node: Node) -> Redirect:
         redirect = _redirect(node)
         self.redirects.append(redirect)
         for child in node.named_children:
             if child.type not in _HEREDOC_PARTS:
-                self.visit(child)  # a substitution in a target; what follows a heredoc's start
+                self.visit(child)  # substitutions in a target or an unquoted heredoc's body
         return redirect
 
-    def _redirected(self, node: Node) -> None:
+    def _redirected(self, node: Node, piped: bool) -> None:
         body = node.child_by_field_name("body")
         own = tuple(
             self._redirect(child) for child in node.named_children if child.type in _REDIRECTS
         )
         if body is not None:
-            self.visit(body, own if body.type == "command" else ())
+            self.visit(body, piped, own if body.type == "command" else ())
 
     def _function(self, node: Node) -> None:
         name = node.child_by_field_name("name")
@@ -209,15 +271,19 @@ class _Builder:
             self.functions.append((_text(name), called))
 
 
-def _piped(node: Node) -> bool:
-    """Whether ``node`` may read the output of a pipe: it, or a statement around it within
-    the same substitution, follows a ``|``."""
-    current: Node | None = node
-    while current is not None and current.type not in _SCOPES:
-        previous = current.prev_sibling
-        if previous is not None and previous.type in ("|", "|&"):
+def _is_arithmetic(node: Node) -> bool:
+    return node.type == "arithmetic_expansion" or (
+        bool(node.children) and node.children[0].type == "(("
+    )
+
+
+def _has_variable(node: Node) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("variable_name", "simple_expansion", "expansion"):
             return True
-        current = current.parent
+        stack.extend(current.named_children)
     return False
 
 
@@ -284,10 +350,13 @@ def _value(node: Node) -> str | None:
 def _ansi_c(body: str) -> str:
     def decode(match: re.Match[str]) -> str:
         escape = match.group(1)
-        if escape[0] in "xuU" and len(escape) > 1:
-            return chr(int(escape[1:], 16))
-        if escape[0] in "01234567":
-            return chr(int(escape, 8))
+        try:
+            if escape[0] in "xuU" and len(escape) > 1:
+                return chr(int(escape[1:], 16))
+            if escape[0] in "01234567":
+                return chr(int(escape, 8))
+        except (ValueError, OverflowError):
+            return "\ufffd"  # no such character: bash prints nothing sensible either
         return _SIMPLE_ESCAPES.get(escape, escape)
 
     return _ANSI_C_ESCAPES.sub(decode, body)

@@ -15,6 +15,10 @@ from dataclasses import dataclass
 
 from agent_core.safety.sandbox.policy import SandboxPolicy
 
+# Parts of a fresh /proc that still reach the whole machine: sysctls (core_pattern would run a
+# program as root outside the sandbox), sysrq, interrupts, buses.
+KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+
 
 @dataclass(frozen=True)
 class Bubblewrap:
@@ -48,6 +52,8 @@ class Bubblewrap:
             else:
                 args += ["--ro-bind", "/dev/null", str(path)]
         args += ["--unshare-pid", "--proc", "/proc"]
+        for path in KERNEL_SETTINGS:  # root inside could otherwise change the host's kernel
+            args += ["--ro-bind-try", path, path]
         if not policy.network:
             args.append("--unshare-net")
         args += ["--setenv", "TMPDIR", "/tmp"]

@@ -11,37 +11,42 @@ Missing protected paths: bubblewrap can only protect a path that exists, so for 
 ``.vscode`` it mounts an empty read-only folder there, which creates an empty folder on disk
 while the command runs. ``release`` removes it again once no command of the session uses it,
 and only with ``rmdir``, which never removes anything that was put inside. This is done for
-the folders whose contents can make an editor or Heron run programs (``MISSING_GUARDED``); a
-missing ``.env``, ``.envrc`` or ``.gitmodules`` is not stood in for, because a folder in its
-place would break the programs that read them (dotenv loaders, git).
+the folders whose contents can make git, an editor or Heron run programs (``MISSING_GUARDED``;
+git passes over an empty ``.git``); a missing ``.env``, ``.envrc`` or ``.gitmodules`` is not
+stood in for, because a folder in its place would break the programs that read them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_core.safety.paths import (
-    CREDENTIAL_STORES,
-    PROTECTED_NAMES,
-    PROTECTED_PREFIX,
-    SHELL_STARTUP_FILES,
-    WRITABLE_CACHES,
-)
+from agent_core.safety.paths import CREDENTIAL_STORES, WRITABLE_CACHES, protected_in
 from agent_core.safety.process import protect_own_memory
 from agent_core.safety.sandbox.detect import Availability
 from agent_core.safety.sandbox.policy import SandboxPolicy
 from agent_core.safety.sandbox.settings import SandboxSettings
 
 ENV = "/usr/bin/env"
-SYSTEM_SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd")
+# Sockets of services that would do for a sandboxed process what it may not do itself.
+SYSTEM_SOCKETS = (
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/podman",
+    "/run/containerd",
+    "/run/dbus",
+    "/var/run/dbus",
+    "/run/systemd/private",
+)
 NETWORK_FAILURES = (  # looked for only when the network is off: then the sandbox is the cause
     "Network is unreachable",
     "Connection refused",
@@ -52,7 +57,10 @@ NETWORK_FAILURES = (  # looked for only when the network is off: then the sandbo
     "EAI_AGAIN",
     "ENETUNREACH",
 )
-MISSING_GUARDED = (".vscode", ".zed", ".idea", ".heron")
+RESCAN_S = 30.0
+STATE_PREFIX = "heron-sandbox-"  # then the pid of the Heron that made it
+PLACEHOLDERS = "placeholders"  # in the state folder: the stand-ins this process created
+MISSING_GUARDED = (".git", ".vscode", ".zed", ".idea", ".heron")
 _READ_ONLY_PATH = re.compile(r"'?(/[^'\s:]+)'?: Read-only file system")
 
 
@@ -85,6 +93,7 @@ class Confinement:
         self._unset = tuple(scrubbed)
         self._state: Path | None = None
         self._in_use: Counter[Path] = Counter()
+        self._scans: dict[Path, tuple[list[Path], float]] = {}
         self._told = False
 
     @property
@@ -120,6 +129,9 @@ class Confinement:
         if self._mechanism is None:
             return self.unconfined(argv)
         policy = self.policy(writable=writable, extra=extra)
+        if fresh := [p for p in policy.uncreatable if not self._in_use[p]]:
+            with (self._private()[0].parent / PLACEHOLDERS).open("a", encoding="utf-8") as log:
+                log.writelines(f"{path}\n" for path in fresh)  # for the sweep, after a crash
         self._in_use.update(policy.uncreatable)
         command = self._mechanism.command(argv, policy, self._unset)
         return Launch(command, True, policy.uncreatable)
@@ -194,22 +206,21 @@ class Confinement:
         candidates += [self._heron_home, Path(f"/run/user/{os.getuid()}")]
         candidates += [Path(p) for p in SYSTEM_SOCKETS]
         candidates += [Path(p).expanduser() for p in self._settings.hidden]
-        return tuple(
-            path
-            for path in candidates
-            if os.path.lexists(path) and not any(r.is_relative_to(path) for r in self._roots)
-        )
+        found = dict.fromkeys(p.resolve() for p in candidates if os.path.lexists(p))  # /var/run…
+        return tuple(p for p in found if not any(r.is_relative_to(p) for r in self._roots))
 
     def _protected(self, root: Path) -> list[Path]:
-        paths = [root / name for name in PROTECTED_NAMES]
-        with contextlib.suppress(OSError):
-            paths += [p for p in root.iterdir() if p.name.startswith(PROTECTED_PREFIX)]
-        gitdir = _gitdir(root / ".git")
-        if gitdir is not None and gitdir.is_relative_to(root):
-            paths.append(gitdir)
-        if self._home.is_relative_to(root):
-            paths += [self._home / f for f in SHELL_STARTUP_FILES if (self._home / f).exists()]
-        return paths
+        """The protected paths of a root, looked for again at most every ``RESCAN_S``: a scan
+        of a large tree costs more than the sandbox itself, and what a command creates, the
+        same command could already change."""
+        scanned, at = self._scans.get(root, ([], -RESCAN_S))
+        if time.monotonic() - at >= RESCAN_S:
+            scanned = protected_in(root, self._home)
+            gitdir = _gitdir(root / ".git")
+            if gitdir is not None and gitdir.is_relative_to(root):
+                scanned.append(gitdir)
+            self._scans[root] = (scanned, time.monotonic())
+        return scanned
 
     def _caches(self) -> list[Path]:
         if self._home.is_dir():  # the standard place for caches: made when missing
@@ -220,7 +231,8 @@ class Confinement:
 
     def _private(self) -> tuple[Path, Path]:
         if self._state is None:
-            self._state = Path(tempfile.mkdtemp(prefix="heron-sandbox-"))
+            sweep_leftovers()
+            self._state = Path(tempfile.mkdtemp(prefix=f"{STATE_PREFIX}{os.getpid()}-"))
             (self._state / "tmp").mkdir()
             (self._state / "empty").mkdir(mode=0o555)
         return self._state / "tmp", self._state / "empty"
@@ -229,6 +241,32 @@ class Confinement:
         if path.is_relative_to(self._home):
             return f"~/{path.relative_to(self._home)}"
         return str(path)
+
+
+@functools.cache  # once per process
+def sweep_leftovers() -> None:
+    """Remove what sandboxes of Heron processes that are gone left behind (a killed Heron
+    closes nothing): their private folders, and the stand-in folders listed in them (only if
+    still empty)."""
+    for state in Path(tempfile.gettempdir()).glob(f"{STATE_PREFIX}*-*"):
+        pid = state.name.removeprefix(STATE_PREFIX).split("-", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            for line in (state / PLACEHOLDERS).read_text(encoding="utf-8").splitlines():
+                with contextlib.suppress(OSError):
+                    Path(line).rmdir()
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's
+    return True
 
 
 def _gitdir(dot_git: Path) -> Path | None:
