@@ -142,9 +142,11 @@ def _serve(
         _preload()
 
     def probe() -> None:
+        from agent_core.config import scrubbed_environment
         from agent_core.safety.sandbox.detect import detect
 
         detect(network=settings.sandbox.network == "allow")  # the one probe; sessions reuse it
+        scrubbed_environment(settings.keep_environment)  # read once, while the probe waits
 
     state = ServerState(
         connection, settings, build_session, store, preload=preload, probe=probe, warm_up=_warm_up
