@@ -2,14 +2,14 @@
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-SCHEMA_DIR ?= ../shared/acp-schema
+SCHEMA_DIR := vendor/acp-schema
 INSTALLED := $(VENV)/.installed
 NODE_DEPS := tests/node/node_modules/.installed
 VSCODE := editor-extensions/vscode
 VSCODE_DEPS := $(VSCODE)/node_modules/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup sandbox demo test lint typecheck format pytest vscode e2e-browser bench gen-schema clean
+.PHONY: help setup sandbox demo test lint typecheck format pytest vscode e2e-browser bench gen-schema vendor-schema clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -60,7 +60,7 @@ format: $(INSTALLED) ## apply ruff format and safe fixes
 	$(BIN)/ruff check --fix .
 
 pytest: $(INSTALLED) $(NODE_DEPS) sandbox ## run the test suite only
-	HERON_SCHEMA_DIR=$(SCHEMA_DIR) $(BIN)/pytest
+	$(BIN)/pytest
 
 vscode: $(INSTALLED) $(VSCODE_DEPS) sandbox ## the VS Code extension: typecheck, eslint, build, tests (real heron), .vsix
 	cd $(VSCODE) && HERON_BIN=$(CURDIR)/$(BIN)/heron npm run check
@@ -75,7 +75,12 @@ bench: $(INSTALLED) sandbox ## measure start-up, latency and memory; writes docs
 	$(BIN)/python -m compileall -q acp_server agent_core
 	$(BIN)/python -m bench --write docs/PERFORMANCE.md
 
-gen-schema: $(INSTALLED) ## regenerate acp_server/protocol/ from the ACP JSON schema
+vendor-schema: ## copy a new ACP schema in: make vendor-schema NEW_SCHEMA=<folder>; then gen-schema
+	@test -n "$(NEW_SCHEMA)" || { echo "say where the new schema is: NEW_SCHEMA=<folder>" >&2; exit 1; }
+	cp $(NEW_SCHEMA)/schema.json $(NEW_SCHEMA)/meta.json $(SCHEMA_DIR)/
+	@sha256sum $(SCHEMA_DIR)/schema.json $(SCHEMA_DIR)/meta.json
+
+gen-schema: $(INSTALLED) ## regenerate acp_server/protocol/ from the vendored ACP JSON schema
 	$(BIN)/python tools/gen_schema.py --schema $(SCHEMA_DIR)/schema.json --meta $(SCHEMA_DIR)/meta.json --out acp_server/protocol
 
 clean: ## remove the virtualenv, node modules and caches

@@ -20,7 +20,7 @@ from acp_server.install import jsonc
 from tests.support.raw import RawAgent
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+VENDOR = ROOT / "vendor"
 HERON = str(Path(sys.executable).parent / "heron")
 
 ZED_SETTINGS = """// Zed settings
@@ -226,7 +226,7 @@ def test_until_a_key_exists_sessions_say_how_to_log_in(
 def test_the_registry_entry_is_valid_and_pinned_to_this_version() -> None:
     folder = ROOT / "editor-extensions" / "zed" / "heron"
     entry: dict[str, Any] = json.loads((folder / "agent.json").read_text())
-    schema = json.loads((SHARED / "acp-registry" / "agent.schema.json").read_text())
+    schema = json.loads((VENDOR / "acp-registry" / "agent.schema.json").read_text())
     jsonschema.validate(entry, schema)
     assert entry["id"] == folder.name and entry["version"] == __version__
     assert entry["distribution"] == {

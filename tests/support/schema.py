@@ -12,7 +12,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA_DIR = Path(os.environ.get("HERON_SCHEMA_DIR") or REPO.parent / "shared" / "acp-schema")
+SCHEMA_DIR = Path(os.environ.get("HERON_SCHEMA_DIR") or REPO / "vendor" / "acp-schema")
 if not SCHEMA_DIR.is_absolute():
     SCHEMA_DIR = (REPO / SCHEMA_DIR).resolve()
 
@@ -21,7 +21,7 @@ if not SCHEMA_DIR.is_absolute():
 def schema() -> dict[str, Any]:
     path = SCHEMA_DIR / "schema.json"
     if not path.is_file():
-        raise FileNotFoundError(f"the ACP schema is not at {path}: set HERON_SCHEMA_DIR")
+        raise FileNotFoundError(f"the ACP schema is not at {path} (vendor/acp-schema)")
     return json.loads(path.read_text())
 
 
