@@ -6,8 +6,9 @@ import argparse
 import functools
 import importlib
 import logging
+import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -263,7 +264,10 @@ class _SessionWiring:
         self.mcp = McpServers(
             merge(setup.mcp_servers, settings.mcp_servers),
             setup.cwd,
-            ProcessSetup(environment.kept, self.writable if confine_servers else self.unconfined),
+            ProcessSetup(
+                environment.kept,
+                self.confined_server if confine_servers else self.unconfined_server,
+            ),
             Timeouts(settings.mcp_connect_timeout, settings.mcp_call_timeout),
             self.report,
         )
@@ -280,12 +284,16 @@ class _SessionWiring:
         """``argv`` in the session's sandbox, changing nothing (Heron's own git calls)."""
         return self.sandbox.launch(argv, writable=False).argv
 
-    def writable(self, argv: list[str]) -> list[str]:
-        """``argv`` in the session's sandbox as commands run (MCP servers, when configured)."""
-        return self.sandbox.launch(argv, writable=True).argv
+    def confined_server(self, argv: list[str], environment: Mapping[str, str]) -> list[str]:
+        """An MCP server's command line in the session's sandbox (``[sandbox] mcp_servers``):
+        writable as commands are, its program and ``PYTHONPATH`` visible wherever they are."""
+        paths = environment.get("PYTHONPATH", "").split(os.pathsep)
+        needs = [Path(argv[0]).parent, *(Path(p) for p in paths if p)]
+        return self.sandbox.launch(argv, writable=True, needs=needs).argv
 
-    def unconfined(self, argv: list[str]) -> list[str]:
-        """``argv`` as the sandbox starts what it does not confine (MCP servers, by default)."""
+    def unconfined_server(self, argv: list[str], environment: Mapping[str, str]) -> list[str]:
+        """An MCP server's command line outside the sandbox (the default): secrets unset."""
+        del environment  # already scrubbed
         return self.sandbox.unconfined(argv).argv
 
     def parts(self) -> SessionParts:

@@ -42,7 +42,9 @@ class ProcessSetup:
     when ``[sandbox] mcp_servers`` is on)."""
 
     environment: Mapping[str, str]
-    wrap: Callable[[list[str]], list[str]] = field(default=list)
+    wrap: Callable[[list[str], Mapping[str, str]], list[str]] = field(
+        default=lambda argv, env: argv
+    )
 
 
 @asynccontextmanager
@@ -54,7 +56,7 @@ async def stdio_transport(
     environment = {**setup.environment, **server.env}
     program = shutil.which(server.command, path=environment.get("PATH")) or server.command
     process = await anyio.open_process(
-        setup.wrap([program, *server.args]),
+        setup.wrap([program, *server.args], environment),
         env=environment,
         cwd=cwd,
         stderr=errlog,

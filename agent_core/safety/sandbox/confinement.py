@@ -23,6 +23,7 @@ import functools
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -58,6 +59,10 @@ NETWORK_FAILURES = (  # looked for only when the network is off: then the sandbo
     "ENETUNREACH",
 )
 RESCAN_S = 30.0
+# Heron's own Python: scripts run on it (execute_code's strict mode), wherever it is installed.
+HERONS_OWN = tuple(
+    Path(p) for p in dict.fromkeys((sys.prefix, sys.base_prefix, os.path.realpath(sys.executable)))
+)
 STATE_PREFIX = "heron-sandbox-"  # then the pid of the Heron that made it
 PLACEHOLDERS = "placeholders"  # in the state folder: the stand-ins this process created
 MISSING_GUARDED = (".git", ".vscode", ".zed", ".idea", ".heron")
@@ -122,13 +127,20 @@ class Confinement:
         remedy = f" To get one, {self.availability.remedy}." if self.availability.remedy else ""
         return f"{self.describe()}.{remedy}"
 
-    def launch(self, argv: Sequence[str], *, writable: bool, extra: Sequence[Path] = ()) -> Launch:
+    def launch(
+        self,
+        argv: Sequence[str],
+        *,
+        writable: bool,
+        extra: Sequence[Path] = (),
+        needs: Sequence[Path] = (),
+    ) -> Launch:
         """``argv`` as it runs: in the sandbox (the workspace and ``extra`` writable unless
-        ``writable`` is False), or outside it when there is none."""
+        ``writable`` is False; ``needs`` visible), or outside it when there is none."""
         protect_own_memory()
         if self._mechanism is None:
             return self.unconfined(argv)
-        policy = self.policy(writable=writable, extra=extra)
+        policy = self.policy(writable=writable, extra=extra, needs=needs)
         if fresh := [p for p in policy.uncreatable if not self._in_use[p]]:
             with (self._private()[0].parent / PLACEHOLDERS).open("a", encoding="utf-8") as log:
                 log.writelines(f"{path}\n" for path in fresh)  # for the sweep, after a crash
@@ -181,10 +193,13 @@ class Confinement:
 
     # The policy.
 
-    def policy(self, *, writable: bool, extra: Sequence[Path] = ()) -> SandboxPolicy:
+    def policy(
+        self, *, writable: bool, extra: Sequence[Path] = (), needs: Sequence[Path] = ()
+    ) -> SandboxPolicy:
         temp, empty = self._private()
-        visible = tuple(r for r in (*self._roots, *extra) if r.is_dir())
-        roots = visible if writable else ()
+        roots = tuple(r for r in (*self._roots, *extra) if r.is_dir())
+        visible = tuple(dict.fromkeys((*roots, *_under_private_tmp((*needs, *HERONS_OWN)))))
+        roots = roots if writable else ()
         folders = (*roots, *self._caches()) if writable else ()
         protected = dict.fromkeys(p for root in roots for p in self._protected(root))
         existing = tuple(p for p in protected if os.path.lexists(p))
@@ -267,6 +282,13 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # someone else's
     return True
+
+
+def _under_private_tmp(paths: Sequence[Path]) -> list[Path]:
+    """What of ``paths`` the sandbox's private /tmp would hide (existing folders only)."""
+    temp = Path("/tmp").resolve()  # where the private one is mounted
+    found = [p.resolve() for p in paths if p.exists()]
+    return [p if p.is_dir() else p.parent for p in found if p.is_relative_to(temp)]
 
 
 def _gitdir(dot_git: Path) -> Path | None:

@@ -16,7 +16,8 @@ from typing import Protocol
 
 @dataclass(frozen=True)
 class SandboxPolicy:
-    visible: tuple[Path, ...]  # the workspace roots: always there, read-only unless writable
+    visible: tuple[Path, ...]  # seen read-only even under the private /tmp: the workspace roots,
+    # Heron's own Python, what a launched program needs from there
     writable: tuple[Path, ...]  # existing folders it may change; empty: nothing is writable
     read_only: tuple[Path, ...]  # protected paths inside them (existing): read-only
     uncreatable: tuple[Path, ...]  # protected paths inside them that do not exist yet
