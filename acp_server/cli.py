@@ -214,6 +214,8 @@ class _SessionWiring:
         from acp_server.bridge.workspace import EditorWorkspace
         from acp_server.bridge.writes import WriteBehind
         from agent_core.approvals import Permissions
+        from agent_core.checkpoints.session import Checkpoints
+        from agent_core.checkpoints.shadow import ShadowRepository
         from agent_core.config import scrubbed_environment
         from agent_core.mcp.connection import Timeouts
         from agent_core.mcp.pool import McpServers
@@ -279,6 +281,20 @@ class _SessionWiring:
             read_via_editor=client.can("fs", "readTextFile"),
             write_via_editor=client.can("fs", "writeTextFile"),
         )
+        kept = settings.checkpoints
+        self.checkpoints = Checkpoints(
+            ShadowRepository(
+                settings.home,
+                setup.cwd,
+                environment.kept,
+                max_file_size=kept.max_file_size,
+                max_files=kept.max_files,
+            ),
+            setup.session_id,
+            enabled=kept.enabled,
+            keep_days=kept.keep_days,
+            max_total_mb=kept.max_total_mb,
+        )
 
     def read_only(self, argv: list[str]) -> list[str]:
         """``argv`` in the session's sandbox, changing nothing (Heron's own git calls)."""
@@ -308,6 +324,8 @@ class _SessionWiring:
             self.system_prompt,
             self.writes,
             self.mcp,
+            self.workspace,
+            self.checkpoints,
         )
 
     async def send(self, update: dict[str, Any]) -> None:
@@ -396,6 +414,7 @@ class _SessionWiring:
             self.terminal,
             self.sandbox,
             search_sessions=self.search_sessions,
+            checkpoints=self.checkpoints,
         )
         return Agent(
             model=self.choice.model,

@@ -76,6 +76,17 @@ class CodeExecutionSettings:
 
 
 @dataclass(frozen=True)
+class CheckpointSettings:
+    """``[checkpoints]``: the workspace snapshots taken before a turn's first change."""
+
+    enabled: bool = True
+    max_file_size: int = 10 * 1024 * 1024  # bytes; a larger file is not kept (a notice says so)
+    max_files: int = 50_000  # more files than this: the rest are not kept (a notice says so)
+    keep_days: float = 30.0  # older checkpoints are pruned
+    max_total_mb: float = 2048.0  # the shadow repository's size beyond which the oldest go
+
+
+@dataclass(frozen=True)
 class Settings:
     home: Path
     model: str | None = None  # "<provider>:<model>"
@@ -96,6 +107,7 @@ class Settings:
     mcp_call_timeout: float = 300.0  # [mcp] call_timeout: seconds for one tool call
     code_execution: CodeExecutionSettings = field(default_factory=CodeExecutionSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
 
     @property
     def config_file(self) -> Path:
@@ -165,6 +177,7 @@ def load_settings(
         mcp_call_timeout=_number(mcp, "call_timeout", 300.0, minimum=0.1),
         code_execution=_code_execution(_table(file, "code_execution", "[code_execution]")),
         sandbox=_sandbox(_table(file, "sandbox", "[sandbox]")),
+        checkpoints=_checkpoints(_table(file, "checkpoints", "[checkpoints]")),
     )
 
 
@@ -247,6 +260,20 @@ def _code_execution(table: dict[str, Any]) -> CodeExecutionSettings:
         max_output=int(_number(table, "max_output", defaults.max_output, minimum=1)),
         max_stderr=int(_number(table, "max_stderr", defaults.max_stderr, minimum=0)),
         max_tool_calls=int(_number(table, "max_tool_calls", defaults.max_tool_calls, minimum=0)),
+    )
+
+
+def _checkpoints(table: dict[str, Any]) -> CheckpointSettings:
+    defaults = CheckpointSettings()
+    enabled = table.get("enabled", defaults.enabled)
+    if not isinstance(enabled, bool):
+        raise ConfigError("config.toml: [checkpoints] enabled must be true or false")
+    return CheckpointSettings(
+        enabled=enabled,
+        max_file_size=int(_number(table, "max_file_size", defaults.max_file_size, minimum=0)),
+        max_files=int(_number(table, "max_files", defaults.max_files, minimum=1)),
+        keep_days=_number(table, "keep_days", defaults.keep_days, minimum=0),
+        max_total_mb=_number(table, "max_total_mb", defaults.max_total_mb, minimum=1),
     )
 
 

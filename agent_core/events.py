@@ -115,6 +115,7 @@ class ToolCallUpdated:
     output: str | None = None
     content: tuple[ToolContent, ...] | None = None
     locations: tuple[Location, ...] | None = None
+    checkpoint: int | None = None  # the checkpoint that covers what this call changes
     kind: Literal["tool_call_updated"] = "tool_call_updated"
 
 

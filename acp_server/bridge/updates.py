@@ -101,6 +101,8 @@ def to_tool_call_update(event: ToolCallUpdated) -> Update:
         update["content"] = [to_tool_content(c) for c in event.content]
     if event.locations is not None:
         update["locations"] = [to_location(loc) for loc in event.locations]
+    if event.checkpoint is not None:  # "restore to here": /restore <n>
+        update["_meta"] = {"heron": {"checkpoint": event.checkpoint}}
     return update
 
 

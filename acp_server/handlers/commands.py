@@ -69,6 +69,12 @@ async def _builtin(state: ServerState, session: Session, name: str, arguments: s
         meter, window = session.agent.meter, session.parts.choice.model.context_window
         cost = f"${meter.cost:.4f}" if meter.cost is not None else "unknown (no price configured)"
         return f"Context: {meter.in_context:,} of {window:,} tokens. Cost so far: {cost}."
+    if name in ("undo", "restore", "checkpoints"):
+        from acp_server.handlers import checkpoints
+
+        if name == "checkpoints":
+            return await checkpoints.list_checkpoints(session)
+        return await checkpoints.restore(session, arguments, undo=name == "undo")
     if name == "reload":
         from agent_core.context.files import fingerprint
 

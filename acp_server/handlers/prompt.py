@@ -95,6 +95,9 @@ async def _run_turn(
     notices = state.client.can("session", "notices")
     compaction = state.client.can("session", "compaction")
     unfinished: set[str] = set()  # tool calls shown but not yet completed or failed
+    checkpoints = session.parts.checkpoints
+    if not compact:
+        checkpoints.begin_turn(" ".join(p.text for p in parts if isinstance(p, TextPart)))
     try:
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
@@ -112,9 +115,16 @@ async def _run_turn(
         raise RpcError(INTERNAL_ERROR, str(exc)) from exc
     finally:
         session.turn_scope = None
-        for call_id in sorted(unfinished):  # never leave a tool call spinning in the editor
-            closing = ToolCallUpdated(call_id, status="failed", output="Stopped: the turn ended.")
-            await session.parts.send(to_tool_call_update(closing))
+        with anyio.CancelScope(shield=True):
+            for call_id in sorted(unfinished):  # never leave a tool call spinning in the editor
+                closing = ToolCallUpdated(
+                    call_id, status="failed", output="Stopped: the turn ended."
+                )
+                await session.parts.send(to_tool_call_update(closing))
+            if problem := await checkpoints.end_turn():  # the workspace as the turn left it
+                notice = NoticeRaised("warning", "Checkpoint", problem)
+                if (update := to_session_update(notice, notices=notices)) is not None:
+                    await session.parts.send(update)
     return "cancelled" if scope.cancelled_caught else stop
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from acp_server.bridge.transcript import TranscriptBuilder
     from acp_server.bridge.writes import WriteBehind
     from agent_core.approvals import Permissions
+    from agent_core.checkpoints.session import Checkpoints
     from agent_core.events import NoticeRaised
     from agent_core.loop.agent import Agent
     from agent_core.mcp.pool import McpServers
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.safety.sandbox.confinement import Confinement
     from agent_core.sessions.store import SessionStore
     from agent_core.terminal import Terminal
+    from agent_core.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,8 @@ class SessionParts:
     system_prompt: Callable[[], tuple[str, list[NoticeRaised]]]  # as the workspace is now
     writes: WriteBehind  # the session's store writes during a turn
     mcp: McpServers  # the session's MCP servers, started once the session is open
+    workspace: Workspace  # the session's files, through the editor where it offers them
+    checkpoints: Checkpoints  # the workspace before each turn's first change
 
     async def close(self) -> None:
         """Stop what the session started: its commands, its MCP servers, its sandbox's leftovers."""

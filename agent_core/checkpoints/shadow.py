@@ -93,7 +93,7 @@ class ShadowRepository:
         self.path = home / "checkpoints" / key
         self.workspace = workspace
         self._environment = {k: v for k, v in environment.items() if not k.startswith("GIT_")}
-        self._max_size, self._max_files = max_file_size, max_files
+        self.max_file_size, self.max_files = max_file_size, max_files
 
     # Snapshots.
 
@@ -107,7 +107,7 @@ class ShadowRepository:
         if not changed:
             return Snapshot(self._git("write-tree").strip())
         new = [p for p, tag in changed.items() if tag == "?" and not p.endswith("/")]
-        room = self._max_files - self._indexed() + sum(tag == "R" for tag in changed.values())
+        room = self.max_files - self._indexed() + sum(tag == "R" for tag in changed.values())
         overflow = new[max(room, 0) :]
         big = [p for p, tag in changed.items() if tag in "C?" and self._too_big(p)]
         nested = {p for p in changed if p.endswith("/")}  # a repository of its own: not kept
@@ -122,9 +122,9 @@ class ShadowRepository:
     def _first_snapshot(self) -> Snapshot:
         listed = self._git("ls-files", "-z", "--others", "--exclude-standard").split("\0")
         files = sorted(p for p in listed if p and not p.endswith("/"))
-        kept = files[: self._max_files]
+        kept = files[: self.max_files]
         tree, big = write_first_snapshot(
-            self.path, self.workspace, kept, self._max_size, self._index_pack
+            self.path, self.workspace, kept, self.max_file_size, self._index_pack
         )
         return Snapshot(tree, big, len(files) > len(kept))
 
@@ -156,6 +156,14 @@ class ShadowRepository:
                 found[path] = Entry(mode, blob)
         return found
 
+    def changed_paths(self, old: str, new: str) -> list[str]:
+        """The paths that differ between two commits or trees."""
+        listed = self._git("diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new)
+        return [p for p in listed.split("\0") if p]
+
+    def exists(self) -> bool:
+        return (self.path / "HEAD").is_file()
+
     def blob(self, blob: str) -> bytes:
         return self._run(["cat-file", "blob", blob])
 
@@ -166,6 +174,11 @@ class ShadowRepository:
             "for-each-ref", "--format=%(refname) %(objectname)", f"{REF_ROOT}/{prefix}"
         )
         return dict(line.split(" ", 1) for line in listed.splitlines() if line)
+
+    def ref_times(self) -> dict[str, int]:
+        """Every checkpoint ref, with its commit's time (seconds since the epoch)."""
+        listed = self._git("for-each-ref", "--format=%(refname) %(committerdate:unix)", REF_ROOT)
+        return {name: int(when) for name, when in (line.split(" ") for line in listed.splitlines())}
 
     def set_ref(self, name: str, commit: str) -> None:
         self._git("update-ref", f"{REF_ROOT}/{name}", commit)
@@ -221,7 +234,7 @@ class ShadowRepository:
 
     def _too_big(self, relative: str) -> bool:
         try:
-            return os.lstat(self.workspace / relative).st_size > self._max_size
+            return os.lstat(self.workspace / relative).st_size > self.max_file_size
         except OSError:
             return False
 

@@ -31,6 +31,7 @@ from agent_core.loop.translate import FINISH_TO_STOP, ArgumentsPreview, translat
 from agent_core.messages import (
     AssistantMessage,
     Message,
+    TextPart,
     ToolCallPart,
     ToolResultPart,
     UserMessage,
@@ -88,6 +89,11 @@ class Agent:
 
     def replace_system_prompt(self, text: str, notices: Sequence[NoticeRaised] = ()) -> None:
         self._system, self._notices = text, [*self._notices, *notices]  # only on /reload
+
+    def remember(self, text: str) -> None:
+        """Tell the model something that happened outside a turn (a restore); it joins the next
+        prompt, which keeps the conversation's roles alternating."""
+        self._append_user((TextPart(text),))
 
     async def save(self) -> None:
         """Hand every message completed since the last save to the sink (the session store)."""

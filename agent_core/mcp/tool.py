@@ -14,7 +14,7 @@ from agent_core.events import TextContent, ToolCallUpdated, ToolKind
 from agent_core.mcp.connection import McpConnection, RemoteTool
 from agent_core.mcp.results import from_call_result
 from agent_core.safety.policy import ToolUse
-from agent_core.tools.base import SchemaArguments, ToolContext, ToolOutput
+from agent_core.tools.base import SchemaArguments, ToolContext, ToolOutput, before_change
 
 MAX_NAME = 64  # what the providers accept for a function name
 PREVIEW_CHARS = 2000
@@ -46,6 +46,8 @@ class McpTool:
         )
         if refusal := await context.permissions.check(action, request):
             raise ToolError(refusal)
+        if not self.remote.read_only:
+            await before_change(context)
         result = from_call_result(await self.server.call(self.remote.name, arguments))
         if result.shown:
             await context.report(ToolCallUpdated(context.call_id, content=result.shown))

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agent_core.approvals import Permissions
+from agent_core.checkpoints.session import Checkpoint
 from agent_core.errors import ToolError
-from agent_core.events import Event, ToolKind
+from agent_core.events import Event, NoticeRaised, ToolCallUpdated, ToolKind
 from agent_core.messages import ImagePart
 from agent_core.safety.sandbox.confinement import Confinement
 from agent_core.terminal import Terminal
@@ -44,6 +45,12 @@ class FileTracker:
         return None
 
 
+class Checkpointer(Protocol):
+    """The session's checkpoints, as tools see them (``agent_core.checkpoints``)."""
+
+    async def before_change(self) -> Checkpoint | None: ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
     call_id: str
@@ -54,6 +61,7 @@ class ToolContext:
     sandbox: Confinement
     files: FileTracker = field(default_factory=FileTracker)
     search_sessions: SessionSearcher | None = None
+    checkpoints: Checkpointer | None = None
 
     def path(self, raw: str) -> tuple[Path, bool]:
         """``raw`` resolved against the session's roots (symlinks too), and whether it is inside."""
@@ -142,6 +150,17 @@ def call_title(name: str, arguments: Mapping[str, Any], tools: Toolset) -> str:
         return tool.title(arguments) if tool else name
     except (KeyError, TypeError, ValueError, AttributeError):
         return name
+
+
+async def before_change(context: ToolContext) -> None:
+    """Call right before a tool changes the workspace: the turn's checkpoint is taken (the
+    first time) and the call's update names it, so an editor can offer "restore to here"."""
+    if context.checkpoints is None or (taken := await context.checkpoints.before_change()) is None:
+        return
+    if taken.notice:
+        await context.report(NoticeRaised("warning", "Checkpoint", taken.notice))
+    if taken.number is not None:
+        await context.report(ToolCallUpdated(context.call_id, checkpoint=taken.number))
 
 
 def require_inside(context: ToolContext, raw: str) -> Path:

@@ -9,7 +9,7 @@ from agent_core.errors import ToolError
 from agent_core.events import DiffContent, Location, ToolCallUpdated
 from agent_core.safety.paths import hard_linked, protected_reason
 from agent_core.safety.policy import Edit
-from agent_core.tools.base import ToolContext
+from agent_core.tools.base import ToolContext, before_change
 
 
 async def current_text(context: ToolContext, path: Path, *, must_exist: bool) -> str | None:
@@ -40,6 +40,8 @@ async def propose_and_write(
     refusal = await context.permissions.check(action, request)
     if refusal:
         raise ToolError(refusal)
+    if inside:
+        await before_change(context)
     await context.workspace.write_text(path, new)
     context.files.saw(path, new)
 

@@ -32,7 +32,7 @@ from agent_core.events import (
 )
 from agent_core.messages import ToolCallPart, ToolResultPart
 from agent_core.safety.policy import Script
-from agent_core.tools.base import Tool, ToolContext, call_title
+from agent_core.tools.base import Tool, ToolContext, before_change, call_title
 
 RunTool = Callable[[ToolCallPart, ToolContext], Awaitable[ToolResultPart]]
 SCRIPTABLE = ("read_file", "edit_file", "write_file", "search", "find_files", "terminal")
@@ -83,6 +83,8 @@ class ExecuteCode:
             raise ToolError(refusal)
         if not hasattr(socket, "AF_UNIX"):
             raise ToolError("execute_code needs Unix domain sockets, which this system lacks.")
+        if context.permissions.mode != "plan":
+            await before_change(context)
         interpreter = await self._interpreter(context)
         calls = _ScriptCalls(self._tools, self._run_tool, context)
         result: ScriptRun | None = None

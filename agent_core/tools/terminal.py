@@ -16,10 +16,11 @@ from pydantic import BaseModel, Field
 from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import NoticeRaised, TerminalContent, TextContent, ToolCallUpdated, ToolKind
+from agent_core.safety.judge import judge
 from agent_core.safety.policy import Command, Unconfined
 from agent_core.safety.sandbox.confinement import Launch
 from agent_core.terminal import CommandResult
-from agent_core.tools.base import ToolContext
+from agent_core.tools.base import ToolContext, before_change
 
 OUTPUT_LIMIT = 30_000
 SHELL = "/bin/sh"
@@ -62,6 +63,8 @@ class RunCommand:
             raise ToolError(refusal)
         shell = [SHELL, "-c", command]
         writable = context.permissions.mode != "plan"
+        if writable and not judge(command).read_only:
+            await before_change(context)
         if arguments.background:
             launch = context.sandbox.launch(shell, writable=writable)  # released with the session
             process_id = await context.terminal.start(

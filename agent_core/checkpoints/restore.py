@@ -1,0 +1,134 @@
+"""A restore plan shown and carried out.
+
+What the user reviews: one line per file, and a diff for each text file that gets new content.
+What happens when they approve: text files are written through the ``Workspace`` (the editor's
+``fs/write_text_file`` when it offers it, so its buffers follow), binary files and symlinks on
+disk, deletions on disk (and the folders they leave empty). Every path is checked to lie inside
+the workspace root first: a symlinked folder cannot lead a restore elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+
+from agent_core.checkpoints.plan import Change, RestorePlan
+from agent_core.checkpoints.session import CheckpointError, Checkpoints
+from agent_core.errors import ToolError
+from agent_core.events import DiffContent, TextContent, ToolContent
+from agent_core.workspace import Workspace
+
+SYMLINK, EXECUTABLE = "120000", "100755"
+PREVIEW_LIMIT = 200_000  # characters of one diff side; a longer file is listed, not shown
+
+
+@dataclass(frozen=True)
+class Applied:
+    done: tuple[str, ...]
+    failed: tuple[tuple[str, str], ...]  # path, why
+
+
+async def preview(
+    plan: RestorePlan, checkpoints: Checkpoints, root: Path
+) -> tuple[ToolContent, ...]:
+    lines = [f"{c.action} {c.path}" for c in plan.changes]
+    lines += [f"keep {k.path} ({k.reason})" for k in plan.kept]
+    shown: list[ToolContent] = [TextContent("\n".join(lines))]
+    for change in plan.changes:
+        if change.target is None or change.target.mode == SYMLINK:
+            continue
+        new = _text(await checkpoints.blob(change.target.blob))
+        old = _text(await _read(root / change.path)) if change.current else None
+        if new is not None and (old is not None or change.current is None):
+            shown.append(DiffContent(str(root / change.path), old, new))
+    return tuple(shown)
+
+
+async def apply(plan: RestorePlan, checkpoints: Checkpoints, workspace: Workspace) -> Applied:
+    root = workspace.roots[0]
+    done: list[str] = []
+    failed: list[tuple[str, str]] = []
+    for change in plan.changes:
+        path = root / change.path
+        try:
+            if not path.parent.resolve().is_relative_to(root):
+                raise ToolError("it lies outside the workspace")
+            if change.target is None:
+                await anyio.to_thread.run_sync(_delete, path, root)
+            else:
+                await _write(change, path, await checkpoints.blob(change.target.blob), workspace)
+        except (OSError, ToolError, CheckpointError) as exc:
+            failed.append((change.path, getattr(exc, "strerror", None) or str(exc)))
+        else:
+            done.append(change.path)
+    return Applied(tuple(done), tuple(failed))
+
+
+async def _write(change: Change, path: Path, data: bytes, workspace: Workspace) -> None:
+    assert change.target is not None
+    mode = change.target.mode
+    await anyio.to_thread.run_sync(_make_room, path, mode == SYMLINK)
+    if mode == SYMLINK:
+        await anyio.to_thread.run_sync(path.symlink_to, os.fsdecode(data))
+        return
+    if (text := _text(data)) is not None:
+        await workspace.write_text(path, text)
+    else:
+        await anyio.to_thread.run_sync(_write_bytes, path, data)
+    await anyio.to_thread.run_sync(_set_mode, path, 0o755 if mode == EXECUTABLE else 0o644)
+
+
+def _make_room(path: Path, for_link: bool) -> None:
+    """Never write through a symlink; a restored symlink replaces what is there."""
+    if path.is_symlink() or (for_link and path.exists()):
+        path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _set_mode(path: Path, wanted: int) -> None:
+    if path.stat().st_mode & 0o777 != wanted:
+        path.chmod(wanted)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".heron-tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _delete(path: Path, root: Path) -> None:
+    path.unlink(missing_ok=True)
+    folder = path.parent
+    while folder != root and folder.is_relative_to(root):
+        try:
+            folder.rmdir()  # only when the deletion left it empty
+        except OSError:
+            break
+        folder = folder.parent
+
+
+async def _read(path: Path) -> bytes:
+    try:
+        return await anyio.Path(path).read_bytes()
+    except OSError:
+        return b""
+
+
+def _text(data: bytes) -> str | None:
+    """``data`` as text when it is UTF-8 without NUL bytes and small enough to show."""
+    if b"\0" in data or len(data) > PREVIEW_LIMIT * 4:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -1,0 +1,292 @@
+"""One session's checkpoints: taken before the first change of a turn, listed, planned back to.
+
+Each checkpoint is two commits in the workspace's shadow repository, under the session's refs:
+``refs/heron/<session>/<n>/before`` (the workspace before the turn's first change; its
+message carries the turn's metadata as JSON) and ``.../after`` (the workspace when the turn
+ended). The refs are the whole state: a session loaded in another process finds them there,
+a fork copies them, a deleted session drops them.
+
+Git runs in a worker thread, one writer at a time per workspace (``ShadowRepository.locked``).
+A checkpoint that cannot be taken never stops the turn: the tool goes ahead and the user gets
+a notice saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio
+
+from agent_core.checkpoints.plan import RestorePlan, Turn, plan_restore
+from agent_core.checkpoints.shadow import REF_ROOT, ShadowError, ShadowRepository, Snapshot
+from agent_core.errors import HeronError
+
+T = TypeVar("T")
+PROMPT_CHARS = 200
+SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+
+
+class CheckpointError(HeronError):
+    """A checkpoint cannot be listed, planned or restored; the message says why for the user."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What a tool call learns from ``before_change``."""
+
+    number: int | None  # None: it could not be taken
+    notice: str | None = None  # said once, by the call that took it: partial, or why not
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    number: int
+    time: float
+    prompt: str
+    files_changed: int | None  # None: the turn never ended (Heron stopped)
+
+
+@dataclass
+class _Turn:
+    prompt: str
+    number: int | None = None  # set once this turn's checkpoint is taken
+    failed: bool = False  # tried and could not: do not try again this turn
+
+
+class Checkpoints:
+    def __init__(
+        self,
+        shadow: ShadowRepository,
+        session_id: str,
+        *,
+        enabled: bool = True,
+        keep_days: float = 30.0,
+        max_total_mb: float = 2048.0,
+    ) -> None:
+        self.shadow = shadow
+        self.enabled = enabled
+        self._limits = (keep_days * 86400, max_total_mb * 1024 * 1024)
+        self._pruned = False  # once per session, after its first checkpointed turn
+        self._session = session_id if SAFE_ID.fullmatch(session_id) else _hashed(session_id)
+        self._turn: _Turn | None = None
+        self._lock = anyio.Lock()
+
+    # The turn's side: the prompt handler and the tools.
+
+    def begin_turn(self, prompt: str) -> None:
+        self._turn = _Turn(" ".join(prompt.split())[:PROMPT_CHARS])
+
+    async def before_change(self) -> Checkpoint | None:
+        """The turn's checkpoint, taken now if this is its first change; None outside a turn,
+        when checkpoints are off, or when it could not be taken (the notice said so)."""
+        turn = self._turn
+        if turn is None or not self.enabled or turn.failed:
+            return None  # the notice was given by the call that failed
+        async with self._lock:
+            if turn.number is not None:
+                return Checkpoint(turn.number)
+            try:
+                number, snapshot = await self._in_thread(self._take, turn.prompt)
+            except (ShadowError, OSError) as exc:
+                turn.failed = True
+                return Checkpoint(None, f"No checkpoint for this turn: {_why(exc)}")
+            turn.number = number
+            return Checkpoint(number, _partial(snapshot, self.shadow))
+
+    async def end_turn(self) -> str | None:
+        """Record the workspace as the turn left it; a notice if that failed."""
+        turn, self._turn = self._turn, None
+        if turn is None or turn.number is None:
+            return None
+        number = turn.number
+        try:
+            await self._in_thread(self._record_after, number)
+            if not self._pruned:
+                self._pruned = True
+                await self._in_thread(self._prune)
+        except (ShadowError, OSError) as exc:
+            return f"The end of checkpoint {number} was not recorded: {_why(exc)}"
+        return None
+
+    # The user's side: /checkpoints, /undo, /restore.
+
+    async def listing(self) -> list[CheckpointInfo]:
+        return await self._guarded(self._list)
+
+    async def plan(self, number: int | None) -> RestorePlan:
+        """What restoring checkpoint ``number`` (None: the latest) would change."""
+        return await self._guarded(self._plan, number)
+
+    async def blob(self, blob: str) -> bytes:
+        return await self._guarded(self.shadow.blob, blob)
+
+    async def forget_from(self, number: int) -> None:
+        """Drop checkpoint ``number`` and every later one (after a restore to it)."""
+        await self._guarded(self._forget, number)
+
+    async def copy_to(self, session_id: str) -> None:
+        """A forked session starts with this one's checkpoints."""
+        await self._guarded(self._copy, session_id)
+
+    async def delete_all(self) -> None:
+        await self._guarded(self._forget, -1)
+
+    # Blocking work, in a worker thread.
+
+    def _take(self, prompt: str) -> tuple[int, Snapshot]:
+        with self.shadow.locked():
+            numbers = self._numbers()
+            number = max(numbers, default=0) + 1
+            snapshot = self.shadow.snapshot()
+            meta = {"turn": number, "time": time.time(), "prompt": prompt}
+            commit = self.shadow.commit(snapshot.tree, None, json.dumps(meta))
+            self.shadow.set_ref(self._ref(number, "before"), commit)
+            return number, snapshot
+
+    def _record_after(self, number: int) -> None:
+        with self.shadow.locked():
+            before = self.shadow.refs(self._ref(number, "before"))
+            if not before:
+                return  # a restore dropped it meanwhile
+            snapshot = self.shadow.snapshot()
+            parent = next(iter(before.values()))
+            commit = self.shadow.commit(snapshot.tree, parent, f"after turn {number}")
+            self.shadow.set_ref(self._ref(number, "after"), commit)
+
+    def _prune(self) -> None:
+        """Drop checkpoints (of any session of this workspace) older than the age limit, then
+        the oldest quarter at a time while the repository is over its size limit."""
+        max_age, max_size = self._limits
+        with self.shadow.locked():
+            times = self.shadow.ref_times()
+            cutoff = time.time() - max_age
+            doomed = [name for name, when in times.items() if when < cutoff]
+            for name in doomed:
+                del times[name]
+            if doomed:
+                self.shadow.delete_refs(doomed)
+                self.shadow.prune()
+            while times and self.shadow.size() > max_size:
+                oldest = sorted(times, key=times.__getitem__)[: max(len(times) // 4, 1)]
+                self.shadow.delete_refs(oldest)
+                for name in oldest:
+                    del times[name]
+                self.shadow.prune()
+
+    def _list(self) -> list[CheckpointInfo]:
+        refs = self.shadow.refs(f"{self._session}/")
+        found: list[CheckpointInfo] = []
+        for number in sorted(self._numbers(refs)):
+            before = refs.get(f"{REF_ROOT}/{self._ref(number, 'before')}")
+            if before is None:
+                continue
+            meta = _meta(self.shadow.read_commit(before).message)
+            after = refs.get(f"{REF_ROOT}/{self._ref(number, 'after')}")
+            changed = len(self.shadow.changed_paths(before, after)) if after else None
+            found.append(
+                CheckpointInfo(number, meta.get("time", 0.0), meta.get("prompt", ""), changed)
+            )
+        return found
+
+    def _plan(self, number: int | None) -> RestorePlan:
+        with self.shadow.locked():
+            refs = self.shadow.refs(f"{self._session}/")
+            numbers = sorted(
+                n for n in self._numbers(refs) if f"{REF_ROOT}/{self._ref(n, 'before')}" in refs
+            )
+            if not numbers:
+                raise CheckpointError(
+                    "This session has no checkpoints yet: no turn has changed the workspace."
+                )
+            chosen = numbers[-1] if number is None else number
+            if chosen not in numbers:
+                listed = ", ".join(str(n) for n in numbers)
+                raise CheckpointError(
+                    f"There is no checkpoint {chosen}. This session has: {listed}."
+                )
+            current = self.shadow.entries(self.shadow.snapshot().tree)
+            turns: list[Turn] = []
+            for n in (n for n in numbers if n >= chosen):
+                before = self.shadow.entries(refs[f"{REF_ROOT}/{self._ref(n, 'before')}"])
+                after_ref = refs.get(f"{REF_ROOT}/{self._ref(n, 'after')}")
+                after = self.shadow.entries(after_ref) if after_ref else current
+                turns.append(Turn(n, before, after))
+            return plan_restore(turns, current)
+
+    def _forget(self, first: int) -> None:
+        with self.shadow.locked():
+            refs = self.shadow.refs(f"{self._session}/")
+            doomed = [name for name in refs if _number_of(name) >= first]
+            self.shadow.delete_refs(doomed)
+
+    def _copy(self, session_id: str) -> None:
+        target = session_id if SAFE_ID.fullmatch(session_id) else _hashed(session_id)
+        with self.shadow.locked():
+            prefix = f"{REF_ROOT}/{self._session}/"
+            for name, commit in self.shadow.refs(f"{self._session}/").items():
+                self.shadow.set_ref(f"{target}/{name.removeprefix(prefix)}", commit)
+
+    def _numbers(self, refs: dict[str, str] | None = None) -> set[int]:
+        listed = refs if refs is not None else self.shadow.refs(f"{self._session}/")
+        return {_number_of(name) for name in listed}
+
+    def _ref(self, number: int, which: str) -> str:
+        return f"{self._session}/{number}/{which}"
+
+    async def _in_thread(self, work: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(work, *args)
+
+    async def _guarded(self, work: Callable[..., T], *args: Any) -> T:
+        if not self.shadow.exists():
+            raise CheckpointError(
+                "This workspace has no checkpoints: none was taken yet, or the checkpoint "
+                f"repository ({self.shadow.path}) was deleted."
+            )
+        try:
+            return await self._in_thread(work, *args)
+        except ShadowError as exc:
+            raise CheckpointError(f"The checkpoints cannot be read: {exc}") from exc
+        except OSError as exc:
+            raise CheckpointError(f"The checkpoints cannot be read: {_why(exc)}") from exc
+
+
+def _number_of(ref: str) -> int:
+    parts = ref.rsplit("/", 2)
+    return int(parts[-2]) if len(parts) == 3 and parts[-2].isdigit() else -1
+
+
+def _meta(message: str) -> dict[str, Any]:
+    try:
+        meta = json.loads(message)
+    except ValueError:
+        return {}
+    return meta if isinstance(meta, dict) else {}  # type: ignore[return-value]
+
+
+def _partial(snapshot: Snapshot, shadow: ShadowRepository) -> str | None:
+    said: list[str] = []
+    if snapshot.partial:
+        said.append(
+            f"the workspace has more than {shadow.max_files:,} files; the rest are not covered"
+        )
+    if snapshot.skipped:
+        names = ", ".join(snapshot.skipped[:5]) + (" ..." if len(snapshot.skipped) > 5 else "")
+        said.append(f"files over {shadow.max_file_size:,} bytes are not covered: {names}")
+    return f"This turn's checkpoint is partial: {'; '.join(said)}." if said else None
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
+
+
+def _hashed(session_id: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(session_id.encode()).hexdigest()[:32]
