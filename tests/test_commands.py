@@ -36,7 +36,18 @@ def test_commands_are_announced_after_the_session_new_response(
     announced_at = next(t for t, m in agent.arrivals if m is announced)
     assert answered_at <= announced_at
     names = [c["name"] for c in announced["params"]["update"]["availableCommands"]]
-    assert names[:7] == ["compact", "init", "model", "mode", "reload", "cost", "help"]
+    assert names[:10] == [
+        "compact",
+        "init",
+        "model",
+        "mode",
+        "reload",
+        "cost",
+        "undo",
+        "checkpoints",
+        "restore",
+        "help",
+    ]
 
 
 def test_custom_commands_expand_with_their_arguments(

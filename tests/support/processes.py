@@ -11,7 +11,7 @@ from pathlib import Path
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone, or going while we read
         return False
     return state not in ("Z", "X")
 
