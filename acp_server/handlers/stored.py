@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from typing import Any
 
@@ -64,6 +65,10 @@ async def fork_session(state: ServerState, raw: Any) -> Reply:
         )
     )
     await state.store.append(setup.session_id, parent.messages, parent.transcript)
+    from agent_core.checkpoints.session import CheckpointError
+
+    with contextlib.suppress(CheckpointError):  # a fork without them is still a fork
+        await parts.checkpoints.copy_from(record.session_id)
     session = state.sessions[setup.session_id] = Session(setup, parts, titled=title is not None)
     return session_reply(state, session, announce=True, with_id=True)
 
@@ -110,8 +115,31 @@ async def delete_session(state: ServerState, raw: Any) -> dict[str, Any]:
     session_id = params.string(params.as_object(raw), "sessionId")
     if (session := state.sessions.get(session_id)) is not None:
         await _forget(state, session)
+    await _delete_checkpoints(state, session_id)
     await state.store.delete(session_id)
     return {}
+
+
+async def _delete_checkpoints(state: ServerState, session_id: str) -> None:
+    """A deleted session's checkpoints go with it (what only they held goes at the next prune)."""
+    from agent_core.checkpoints.session import CheckpointError, Checkpoints
+    from agent_core.checkpoints.shadow import ShadowRepository
+
+    try:
+        record = (await state.store.load(session_id)).record
+    except SessionNotFound:
+        return
+    limits = state.settings.checkpoints
+    shadow = ShadowRepository(
+        state.settings.home,
+        record.cwd,
+        {},
+        max_file_size=limits.max_file_size,
+        max_files=limits.max_files,
+    )
+    if shadow.exists():
+        with contextlib.suppress(CheckpointError):
+            await Checkpoints(shadow, session_id).delete_all()
 
 
 async def _open(state: ServerState, raw: Any) -> tuple[Session, StoredSession]:

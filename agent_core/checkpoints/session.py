@@ -129,9 +129,10 @@ class Checkpoints:
         """Drop checkpoint ``number`` and every later one (after a restore to it)."""
         await self._guarded(self._forget, number)
 
-    async def copy_to(self, session_id: str) -> None:
-        """A forked session starts with this one's checkpoints."""
-        await self._guarded(self._copy, session_id)
+    async def copy_from(self, session_id: str) -> None:
+        """A forked session starts with its parent's checkpoints (of the same workspace)."""
+        if self.shadow.exists():
+            await self._guarded(self._copy, session_id)
 
     async def delete_all(self) -> None:
         await self._guarded(self._forget, -1)
@@ -140,9 +141,8 @@ class Checkpoints:
 
     def _take(self, prompt: str) -> tuple[int, Snapshot]:
         with self.shadow.locked():
-            numbers = self._numbers()
-            number = max(numbers, default=0) + 1
-            snapshot = self.shadow.snapshot()
+            snapshot = self.shadow.snapshot()  # creates the shadow the first time
+            number = max(self._numbers(), default=0) + 1
             meta = {"turn": number, "time": time.time(), "prompt": prompt}
             commit = self.shadow.commit(snapshot.tree, None, json.dumps(meta))
             self.shadow.set_ref(self._ref(number, "before"), commit)
@@ -225,11 +225,11 @@ class Checkpoints:
             self.shadow.delete_refs(doomed)
 
     def _copy(self, session_id: str) -> None:
-        target = session_id if SAFE_ID.fullmatch(session_id) else _hashed(session_id)
+        source = session_id if SAFE_ID.fullmatch(session_id) else _hashed(session_id)
         with self.shadow.locked():
-            prefix = f"{REF_ROOT}/{self._session}/"
-            for name, commit in self.shadow.refs(f"{self._session}/").items():
-                self.shadow.set_ref(f"{target}/{name.removeprefix(prefix)}", commit)
+            prefix = f"{REF_ROOT}/{source}/"
+            for name, commit in self.shadow.refs(f"{source}/").items():
+                self.shadow.set_ref(f"{self._session}/{name.removeprefix(prefix)}", commit)
 
     def _numbers(self, refs: dict[str, str] | None = None) -> set[int]:
         listed = refs if refs is not None else self.shadow.refs(f"{self._session}/")

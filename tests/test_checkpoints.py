@@ -1,0 +1,300 @@
+"""Checkpoints on real git and real files: the shadow repository's snapshots (the directly
+written first one must be exactly what git itself would store), the restore plan's rules, and
+a session's checkpoints taken, listed, planned and applied."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import anyio
+import pytest
+
+from agent_core.checkpoints.plan import Turn, plan_restore
+from agent_core.checkpoints.restore import apply
+from agent_core.checkpoints.session import CheckpointError, Checkpoints
+from agent_core.checkpoints.shadow import Entry, ShadowError, ShadowRepository
+
+MB = 1024 * 1024
+
+
+def git(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def git_env(home: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "u",
+        "GIT_AUTHOR_EMAIL": "u@x",
+        "GIT_COMMITTER_NAME": "u",
+        "GIT_COMMITTER_EMAIL": "u@x",
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A user's repository: committed, changed, untracked and ignored files, odd names."""
+    root = tmp_path / "project"
+    (root / "src" / "deep" / "er").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('hi')\n")
+    (root / "src" / "deep" / "er" / "x.txt").write_text("x")
+    (root / "run.sh").write_text("#!/bin/sh\necho run\n")
+    (root / "run.sh").chmod(0o755)
+    (root / "empty").write_bytes(b"")
+    (root / "name with spaces ü.md").write_text("odd\n")
+    (root / "big.bin").write_bytes(os.urandom(100_000))  # compressed, not stored
+    (root / "crlf.txt").write_bytes(b"a\r\nb\r\n")
+    (root / "link").symlink_to("src/app.py")
+    (root / ".gitignore").write_text("build/\n*.log\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.o").write_text("ignored")
+    (root / "debug.log").write_text("ignored")
+    env = git_env(root.parent)
+    git("init", "-q", cwd=root, env=env)
+    git("add", "src", ".gitignore", cwd=root, env=env)
+    git("commit", "-qm", "first", cwd=root, env=env)
+    (root / "src" / "app.py").write_text("print('changed')\n")  # not committed
+    nested = root / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    git("init", "-q", cwd=nested, env=env)  # a repository of its own: not kept
+    (nested / "lib.c").write_text("int x;\n")
+    return root
+
+
+def shadow_for(home: Path, root: Path, **limits: int) -> ShadowRepository:
+    sizes = {"max_file_size": 10 * MB, "max_files": 50_000, **limits}
+    return ShadowRepository(home, root, dict(os.environ), **sizes)
+
+
+def user_git_state(root: Path) -> tuple[str, str, bytes, str]:
+    env = git_env(root.parent)
+    return (
+        git("status", "--porcelain", "--untracked-files=all", cwd=root, env=env),
+        git("for-each-ref", cwd=root, env=env),
+        (root / ".git" / "index").read_bytes(),
+        git("stash", "list", cwd=root, env=env),
+    )
+
+
+def git_add_tree(root: Path, scratch: Path) -> str:
+    """The tree plain `git add -A` makes of ``root`` in a separate repository."""
+    env = {**git_env(scratch), "GIT_DIR": str(scratch / "reference"), "GIT_WORK_TREE": str(root)}
+    git("init", "-q", "--bare", str(scratch / "reference"), cwd=scratch)
+    git("-c", "core.autocrlf=false", "add", "-A", ".", ":(exclude)vendor/lib", cwd=root, env=env)
+    return git("write-tree", cwd=root, env=env).strip()
+
+
+def test_the_first_snapshot_is_exactly_what_git_would_store(project: Path, tmp_path: Path) -> None:
+    before = user_git_state(project)
+    shadow = shadow_for(tmp_path / "heron", project)
+    snapshot = shadow.snapshot()
+    assert snapshot.tree == git_add_tree(project, tmp_path)
+    entries = shadow.entries(snapshot.tree)
+    assert entries["run.sh"].mode == "100755" and entries["link"].mode == "120000"
+    assert shadow.blob(entries["crlf.txt"].blob) == b"a\r\nb\r\n"  # byte for byte
+    assert not any(p.startswith(("build/", "vendor/")) or p.endswith(".log") for p in entries)
+    assert ".git" not in {p.split("/")[0] for p in entries}
+    # The index it wrote holds the files' stat data: git sees nothing to look at again.
+    env = {**os.environ, "GIT_DIR": str(shadow.path), "GIT_WORK_TREE": str(project)}
+    assert git("diff-files", "--name-only", cwd=project, env=env) == ""
+    assert shadow.snapshot().tree == snapshot.tree
+    assert user_git_state(project) == before  # the user's .git untouched
+
+
+def test_later_snapshots_stage_what_changed(project: Path, tmp_path: Path) -> None:
+    shadow = shadow_for(tmp_path / "heron", project)
+    first = shadow.snapshot()
+    (project / "src" / "app.py").write_text("print('again')\n")
+    (project / "new.txt").write_text("new\n")
+    (project / "empty").unlink()
+    (project / "run.sh").chmod(0o644)
+    second = shadow.snapshot()
+    assert set(shadow.changed_paths(first.tree, second.tree)) == {
+        "src/app.py",
+        "new.txt",
+        "empty",
+        "run.sh",
+    }
+    assert second.tree == git_add_tree(project, tmp_path)
+
+
+def test_limits_leave_out_big_files_and_stop_at_the_file_count(
+    project: Path, tmp_path: Path
+) -> None:
+    shadow = shadow_for(tmp_path / "heron", project, max_file_size=50_000, max_files=5)
+    snapshot = shadow.snapshot()
+    assert snapshot.partial and "big.bin" in snapshot.skipped
+    assert len(shadow.entries(snapshot.tree)) == 5 - 1  # the big one among the first five
+    (project / "huge.bin").write_bytes(b"\0" * 60_000)
+    later = shadow.snapshot()
+    assert "huge.bin" in later.skipped and "huge.bin" not in shadow.entries(later.tree)
+
+
+def test_a_damaged_shadow_says_so(project: Path, tmp_path: Path) -> None:
+    shadow = shadow_for(tmp_path / "heron", project)
+    shadow.snapshot()
+    for index in (shadow.path / "objects" / "pack").glob("*.idx"):
+        index.write_bytes(b"garbage")
+    (project / "src" / "app.py").write_text("changed again\n")
+    with pytest.raises(ShadowError, match="git"):
+        shadow.entries(shadow.snapshot().tree)
+
+
+# The plan's rules, on trees given as data.
+
+
+def entry(blob: str, mode: str = "100644") -> Entry:
+    return Entry(mode, blob)
+
+
+def test_a_plan_undoes_the_agents_changes_and_keeps_what_it_did_not_make() -> None:
+    before = {"a": entry("a1"), "b": entry("b1"), "gone": entry("g1"), "user": entry("u1")}
+    after = {"a": entry("a2"), "b": entry("b1"), "made": entry("m1"), "mine": entry("x1")}
+    after["user"] = entry("u1")
+    turn = Turn(1, before, after)
+    current = {**after, "user": entry("u2"), "mine": entry("x2"), "later": entry("l1")}
+    plan = plan_restore([turn], current)
+    actions = {c.path: c.action for c in plan.changes}
+    assert actions == {"a": "restore", "gone": "recreate", "made": "delete"}
+    assert {k.path for k in plan.kept} == {"mine"}  # created by the agent, changed since
+    # "user" (changed between turns by the user) and "later" (never the agent's) are not touched
+
+
+def test_a_plan_over_several_turns_goes_back_to_the_first() -> None:
+    t1 = Turn(1, {"a": entry("1")}, {"a": entry("2")})
+    t2 = Turn(
+        2, {"a": entry("2"), "u": entry("u")}, {"a": entry("3"), "u": entry("u"), "n": entry("n")}
+    )
+    plan = plan_restore([t1, t2], {"a": entry("3"), "u": entry("u"), "n": entry("n")})
+    assert [(c.path, c.action, c.target) for c in plan.changes] == [
+        ("a", "restore", entry("1")),
+        ("n", "delete", None),
+    ]
+    user_made = Turn(2, {"a": entry("2"), "f": entry("f1")}, {"a": entry("2"), "f": entry("f2")})
+    plan = plan_restore([t1, user_made], {"a": entry("2"), "f": entry("f2")})
+    assert [k.path for k in plan.kept] == ["f"]  # the user created it after checkpoint 1
+
+
+# A session's checkpoints.
+
+
+class DiskWorkspace:
+    def __init__(self, root: Path) -> None:
+        self.roots = (root,)
+        self.written: list[Path] = []
+
+    async def read_text(self, path: Path) -> str:
+        return await anyio.Path(path).read_text()
+
+    async def write_text(self, path: Path, content: str) -> None:
+        self.written.append(path)
+        await anyio.Path(path).write_bytes(content.encode())
+
+    async def exists(self, path: Path) -> bool:
+        return await anyio.Path(path).is_file()
+
+
+def tree_of(root: Path) -> dict[str, tuple[int, bytes]]:
+    found: dict[str, tuple[int, bytes]] = {}
+    for folder, names, files in os.walk(root):
+        if ".git" in names:
+            names.remove(".git")
+        for name in [*files, *(n for n in names if (Path(folder) / n).is_symlink())]:
+            path = Path(folder) / name
+            info = path.lstat()
+            data = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+            found[str(path.relative_to(root))] = (info.st_mode, data)
+    return found
+
+
+def test_a_session_checkpoints_a_turn_once_and_restores_it(project: Path, tmp_path: Path) -> None:
+    checkpoints = Checkpoints(shadow_for(tmp_path / "heron", project), "s1")
+    workspace = DiskWorkspace(project)
+    start = tree_of(project)
+
+    async def scenario() -> None:
+        assert await checkpoints.before_change() is None  # no turn running
+        checkpoints.begin_turn("make changes")
+        taken = await checkpoints.before_change()
+        assert taken is not None and taken.number == 1 and taken.notice is None
+        assert await checkpoints.before_change() == type(taken)(1)  # once a turn
+        (project / "src" / "app.py").write_text("edited\n")
+        (project / "made.txt").write_text("made\n")
+        (project / "run.sh").unlink()
+        (project / "link").unlink()
+        assert await checkpoints.end_turn() is None
+        [info] = await checkpoints.listing()
+        assert (info.number, info.prompt, info.files_changed) == (1, "make changes", 4)
+        checkpoints.begin_turn("only reads")
+        assert await checkpoints.end_turn() is None  # no change, no checkpoint
+        assert len(await checkpoints.listing()) == 1
+        plan = await checkpoints.plan(None)
+        applied = await apply(plan, checkpoints, workspace)
+        assert not applied.failed
+        await checkpoints.forget_from(1)
+        assert await checkpoints.listing() == []
+
+    anyio.run(scenario)
+    assert tree_of(project) == start
+    assert project / "src" / "app.py" in workspace.written  # text goes through the workspace
+
+
+def test_bad_requests_and_a_missing_shadow_change_nothing(project: Path, tmp_path: Path) -> None:
+    checkpoints = Checkpoints(shadow_for(tmp_path / "heron", project), "s1")
+
+    async def scenario() -> None:
+        with pytest.raises(CheckpointError, match="no checkpoints"):
+            await checkpoints.plan(None)
+        checkpoints.begin_turn("t")
+        await checkpoints.before_change()
+        await checkpoints.end_turn()
+        with pytest.raises(CheckpointError, match=r"no checkpoint 99\. This session has: 1"):
+            await checkpoints.plan(99)
+        await anyio.run_process(["rm", "-rf", str(checkpoints.shadow.path)])
+        with pytest.raises(CheckpointError, match="was deleted"):
+            await checkpoints.plan(1)
+
+    anyio.run(scenario)
+
+
+def test_a_checkpoint_that_cannot_be_taken_is_a_notice_not_a_failure(
+    project: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "heron"
+    home.mkdir()
+    (home / "checkpoints").write_text("a file where a folder should be")
+    checkpoints = Checkpoints(shadow_for(home, project), "s1")
+
+    async def scenario() -> None:
+        checkpoints.begin_turn("t")
+        taken = await checkpoints.before_change()
+        assert taken is not None and taken.number is None
+        assert taken.notice is not None and taken.notice.startswith("No checkpoint for this turn")
+        assert await checkpoints.before_change() is None  # said once
+        assert await checkpoints.end_turn() is None
+
+    anyio.run(scenario)
+
+
+def test_forks_copy_and_deletes_drop_a_sessions_checkpoints(project: Path, tmp_path: Path) -> None:
+    shadow = shadow_for(tmp_path / "heron", project)
+    parent, child = Checkpoints(shadow, "parent"), Checkpoints(shadow, "child")
+
+    async def scenario() -> None:
+        parent.begin_turn("t")
+        await parent.before_change()
+        await parent.end_turn()
+        await child.copy_from("parent")
+        assert [c.number for c in await child.listing()] == [1]
+        await parent.delete_all()
+        assert await parent.listing() == []
+        assert [c.number for c in await child.listing()] == [1]
+
+    anyio.run(scenario)
