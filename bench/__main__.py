@@ -10,7 +10,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import mcp, safety, scripts, sessions, startup, tools, turns
+from bench import checkpoints, mcp, safety, scripts, sessions, startup, tools, turns
 from bench.figures import Figure
 
 HEADER = "| figure | measured | budget | verdict | how |\n| --- | --- | --- | --- | --- |"
@@ -55,6 +55,7 @@ def main() -> int:
             + mcp.measure(env)
             + scripts.measure(env)
             + safety.measure(env)
+            + checkpoints.measure(env)
         )
     text = report(figures)
     sys.stdout.write(text)
