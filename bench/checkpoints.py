@@ -7,6 +7,7 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 
 import anyio
@@ -26,7 +27,9 @@ def measure(env: dict[str, str]) -> list[Figure]:
         workspace = Path(scratch) / "workspace"
         _populate(workspace)
         first = [_first(workspace, Path(scratch) / f"home-{n}") for n in range(FIRST_RUNS)]
-        turn, read_only, refs_added = anyio.run(_turns, workspace, Path(scratch) / "home-turns")
+        before, after, read_only, refs_added = anyio.run(
+            _turns, workspace, Path(scratch) / "home-turns"
+        )
     count = f"{FOLDERS * FILES:,} files"
     return [
         Figure(
@@ -37,12 +40,18 @@ def measure(env: dict[str, str]) -> list[Figure]:
             f"{count} (~30 bytes each), a fresh HERON_HOME each time; median of {FIRST_RUNS}",
         ),
         Figure(
-            "checkpoint cost of a turn that changed 5 files",
-            statistics.median(turn) * 1000,
+            "checkpoint before a turn's first change, 5 files changed since the last",
+            statistics.median(before) * 1000,
             "ms",
             50,
-            f"{count}; the snapshot before its first change and the one at its end; "
-            f"median of {TURN_RUNS}",
+            f"{count}; what the turn's first changing tool call waits for; median of {TURN_RUNS}",
+        ),
+        Figure(
+            "record at the end of a turn that changed 5 files",
+            statistics.median(after) * 1000,
+            "ms",
+            None,
+            f"{count}; the snapshot the restore plan compares with; median of {TURN_RUNS}",
         ),
         Figure(
             "checkpoint cost of a turn that only read",
@@ -87,27 +96,32 @@ def _first(workspace: Path, home: Path) -> float:
     return anyio.run(take)
 
 
-async def _turns(workspace: Path, home: Path) -> tuple[list[float], list[float], int]:
+async def _turns(workspace: Path, home: Path) -> tuple[list[float], list[float], list[float], int]:
     checkpoints = _checkpoints(workspace, home)
     checkpoints.begin_turn("warm")
     await checkpoints.before_change()
     await checkpoints.end_turn()
-    changed: list[float] = []
+    before: list[float] = []
+    after: list[float] = []
     for run in range(TURN_RUNS):
-        checkpoints.begin_turn(f"turn {run}")
-        started = time.perf_counter()
-        await checkpoints.before_change()
-        spent = time.perf_counter() - started
-        for n in range(5):  # what the turn's tools do, not timed
+        for n in range(5):  # changed between turns (by the user, or the last turn's end)
             (workspace / f"pkg{n:03}" / "m00.py").write_text(f"changed {run}\n")
-        started = time.perf_counter()
-        await checkpoints.end_turn()
-        changed.append(spent + time.perf_counter() - started)
-    before = len(await checkpoints.listing())
+        checkpoints.begin_turn(f"turn {run}")
+        before.append(await _timed(checkpoints.before_change()))
+        for n in range(5, 10):  # what the turn's tools change
+            (workspace / f"pkg{n:03}" / "m00.py").write_text(f"changed {run}\n")
+        after.append(await _timed(checkpoints.end_turn()))
+    taken = len(await checkpoints.listing())
     read_only: list[float] = []
     for _ in range(TURN_RUNS):
         started = time.perf_counter()
         checkpoints.begin_turn("read")
         await checkpoints.end_turn()
         read_only.append(time.perf_counter() - started)
-    return changed, read_only, len(await checkpoints.listing()) - before
+    return before, after, read_only, len(await checkpoints.listing()) - taken
+
+
+async def _timed(work: Awaitable[object]) -> float:
+    started = time.perf_counter()
+    await work
+    return time.perf_counter() - started

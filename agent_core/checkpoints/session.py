@@ -55,6 +55,7 @@ class CheckpointInfo:
 class _Turn:
     prompt: str
     number: int | None = None  # set once this turn's checkpoint is taken
+    commit: str = ""  # its "before" commit
     failed: bool = False  # tried and could not: do not try again this turn
 
 
@@ -91,7 +92,7 @@ class Checkpoints:
             if turn.number is not None:
                 return Checkpoint(turn.number)
             try:
-                number, snapshot = await self._in_thread(self._take, turn.prompt)
+                number, snapshot, turn.commit = await self._in_thread(self._take, turn.prompt)
             except (ShadowError, OSError) as exc:
                 turn.failed = True
                 return Checkpoint(None, f"No checkpoint for this turn: {_why(exc)}")
@@ -105,7 +106,7 @@ class Checkpoints:
             return None
         number = turn.number
         try:
-            await self._in_thread(self._record_after, number)
+            await self._in_thread(self._record_after, number, turn.commit)
             if not self._pruned:
                 self._pruned = True
                 await self._in_thread(self._prune)
@@ -139,23 +140,19 @@ class Checkpoints:
 
     # Blocking work, in a worker thread.
 
-    def _take(self, prompt: str) -> tuple[int, Snapshot]:
+    def _take(self, prompt: str) -> tuple[int, Snapshot, str]:
         with self.shadow.locked():
             snapshot = self.shadow.snapshot()  # creates the shadow the first time
             number = max(self._numbers(), default=0) + 1
             meta = {"turn": number, "time": time.time(), "prompt": prompt}
             commit = self.shadow.commit(snapshot.tree, None, json.dumps(meta))
             self.shadow.set_ref(self._ref(number, "before"), commit)
-            return number, snapshot
+            return number, snapshot, commit
 
-    def _record_after(self, number: int) -> None:
+    def _record_after(self, number: int, before: str) -> None:
         with self.shadow.locked():
-            before = self.shadow.refs(self._ref(number, "before"))
-            if not before:
-                return  # a restore dropped it meanwhile
             snapshot = self.shadow.snapshot()
-            parent = next(iter(before.values()))
-            commit = self.shadow.commit(snapshot.tree, parent, f"after turn {number}")
+            commit = self.shadow.commit(snapshot.tree, before, f"after turn {number}")
             self.shadow.set_ref(self._ref(number, "after"), commit)
 
     def _prune(self) -> None:
