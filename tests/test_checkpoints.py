@@ -298,3 +298,30 @@ def test_forks_copy_and_deletes_drop_a_sessions_checkpoints(project: Path, tmp_p
         assert [c.number for c in await child.listing()] == [1]
 
     anyio.run(scenario)
+
+
+def test_old_checkpoints_and_other_sessions_over_the_size_limit_are_pruned(
+    project: Path, tmp_path: Path
+) -> None:
+    shadow = shadow_for(tmp_path / "heron", project)
+
+    async def turn(checkpoints: Checkpoints, name: str) -> None:
+        checkpoints.begin_turn(name)
+        await checkpoints.before_change()
+        (project / f"{name}.txt").write_text(name)
+        await checkpoints.end_turn()
+
+    async def scenario() -> None:
+        old = Checkpoints(shadow, "old")
+        await turn(old, "old")
+        await anyio.sleep(1.1)  # commit times are whole seconds
+        await turn(Checkpoints(shadow, "new", keep_days=0.5 / 86400), "new")
+        assert await old.listing() == []  # past its age
+        other = Checkpoints(shadow, "other")
+        await turn(other, "other")
+        tiny = Checkpoints(shadow, "tiny", max_total_mb=0.001)
+        await turn(tiny, "tiny")
+        assert await other.listing() == []  # the repository is over its size: others go first
+        assert [c.number for c in await tiny.listing()] == [1]  # its own checkpoint stays
+
+    anyio.run(scenario)

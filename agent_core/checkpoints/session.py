@@ -157,7 +157,8 @@ class Checkpoints:
 
     def _prune(self) -> None:
         """Drop checkpoints (of any session of this workspace) older than the age limit, then
-        the oldest quarter at a time while the repository is over its size limit."""
+        other sessions' oldest, a quarter at a time, while the repository is over its size
+        limit. Git's garbage collection runs only when something was dropped."""
         max_age, max_size = self._limits
         with self.shadow.locked():
             times = self.shadow.ref_times()
@@ -168,7 +169,9 @@ class Checkpoints:
             if doomed:
                 self.shadow.delete_refs(doomed)
                 self.shadow.prune()
-            while times and self.shadow.size() > max_size:
+            own = f"{REF_ROOT}/{self._session}/"
+            times = {name: when for name, when in times.items() if not name.startswith(own)}
+            while times and self.shadow.size() > max_size:  # a running session keeps its own
                 oldest = sorted(times, key=times.__getitem__)[: max(len(times) // 4, 1)]
                 self.shadow.delete_refs(oldest)
                 for name in oldest:
