@@ -445,6 +445,7 @@ PRELOAD = (
     "agent_core.safety.git",
     "agent_core.safety.secrets",
     "agent_core.safety.sandbox.confinement",
+    "agent_core.checkpoints.session",
     "agent_core.context.prompt",
     "agent_core.sessions.store",
     "acp_server.bridge.approver",
