@@ -214,8 +214,7 @@ class _SessionWiring:
         from acp_server.bridge.workspace import EditorWorkspace
         from acp_server.bridge.writes import WriteBehind
         from agent_core.approvals import Permissions
-        from agent_core.checkpoints.session import Checkpoints
-        from agent_core.checkpoints.shadow import ShadowRepository
+        from agent_core.checkpoints.session import session_checkpoints
         from agent_core.config import scrubbed_environment
         from agent_core.mcp.connection import Timeouts
         from agent_core.mcp.pool import McpServers
@@ -281,19 +280,8 @@ class _SessionWiring:
             read_via_editor=client.can("fs", "readTextFile"),
             write_via_editor=client.can("fs", "writeTextFile"),
         )
-        kept = settings.checkpoints
-        self.checkpoints = Checkpoints(
-            ShadowRepository(
-                settings.home,
-                setup.cwd,
-                environment.kept,
-                max_file_size=kept.max_file_size,
-                max_files=kept.max_files,
-            ),
-            setup.session_id,
-            enabled=kept.enabled,
-            keep_days=kept.keep_days,
-            max_total_mb=kept.max_total_mb,
+        self.checkpoints = session_checkpoints(
+            settings.checkpoints, settings.home, setup.cwd, setup.session_id, environment.kept
         )
 
     def read_only(self, argv: list[str]) -> list[str]:

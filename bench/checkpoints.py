@@ -12,8 +12,7 @@ from pathlib import Path
 
 import anyio
 
-from agent_core.checkpoints.session import Checkpoints
-from agent_core.checkpoints.shadow import ShadowRepository
+from agent_core.checkpoints.session import Checkpoints, session_checkpoints
 from agent_core.config import CheckpointSettings
 from bench.figures import Figure
 
@@ -73,15 +72,7 @@ def _populate(workspace: Path) -> None:
 
 
 def _checkpoints(workspace: Path, home: Path) -> Checkpoints:
-    limits = CheckpointSettings()
-    shadow = ShadowRepository(
-        home,
-        workspace,
-        dict(os.environ),
-        max_file_size=limits.max_file_size,
-        max_files=limits.max_files,
-    )
-    return Checkpoints(shadow, "bench")
+    return session_checkpoints(CheckpointSettings(), home, workspace, "bench", dict(os.environ))
 
 
 def _first(workspace: Path, home: Path) -> float:

@@ -34,3 +34,11 @@ def agent_env(heron_home: Path) -> dict[str, str]:
     }
     env.update(HERON_HOME=str(heron_home), HERON_MODEL="scripted:echo")
     return env
+
+
+@pytest.fixture
+def bubblewrap() -> None:
+    """This machine's real sandbox, required (see ``tests.support.sandbox``)."""
+    from tests.support.sandbox import require_bubblewrap
+
+    require_bubblewrap()

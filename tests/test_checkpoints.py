@@ -98,7 +98,8 @@ def test_the_first_snapshot_is_exactly_what_git_would_store(project: Path, tmp_p
     assert snapshot.tree == git_add_tree(project, tmp_path)
     entries = shadow.entries(snapshot.tree)
     assert entries["run.sh"].mode == "100755" and entries["link"].mode == "120000"
-    assert shadow.blob(entries["crlf.txt"].blob) == b"a\r\nb\r\n"  # byte for byte
+    crlf = entries["crlf.txt"].blob
+    assert shadow.blobs([crlf])[crlf] == b"a\r\nb\r\n"  # byte for byte
     assert not any(p.startswith(("build/", "vendor/")) or p.endswith(".log") for p in entries)
     assert ".git" not in {p.split("/")[0] for p in entries}
     # The index it wrote holds the files' stat data: git sees nothing to look at again.
@@ -236,7 +237,7 @@ def test_a_session_checkpoints_a_turn_once_and_restores_it(project: Path, tmp_pa
         assert await checkpoints.end_turn() is None  # no change, no checkpoint
         assert len(await checkpoints.listing()) == 1
         plan = await checkpoints.plan(None)
-        applied = await apply(plan, checkpoints, workspace)
+        applied = await apply(plan, await checkpoints.contents(plan), workspace)
         assert not applied.failed
         await checkpoints.forget_from(1)
         assert await checkpoints.listing() == []

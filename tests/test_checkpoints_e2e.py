@@ -9,21 +9,17 @@ import hashlib
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
-from tests.support.sandbox import require_bubblewrap
+from tests.support.sandbox import END_TO_END_SANDBOX
+from tests.test_commands import text_of
 from tests.test_editor_tools import tool_updates
+from tests.test_safety_e2e import full_access, questions
 
-pytestmark = pytest.mark.skipif(os.uname().sysname != "Linux", reason="bubblewrap is Linux's")
-
-
-@pytest.fixture(autouse=True)
-def _bubblewrap() -> None:
-    require_bubblewrap()
+pytestmark = END_TO_END_SANDBOX
 
 
 @pytest.fixture
@@ -74,24 +70,6 @@ def model_env(agent_env: dict[str, str], fake: FakeLLM) -> dict[str, str]:
     }
 
 
-def start(editor: FakeEditor, workspace: Path) -> str:
-    editor.initialize()
-    session_id = editor.new_session(workspace)
-    editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
-    editor.drain(quiet=0.1)
-    return session_id
-
-
-def questions(editor: FakeEditor) -> list[dict[str, Any]]:
-    return [r["params"] for r in editor.requests if r["method"] == "session/request_permission"]
-
-
-def reply_text(updates: list[dict[str, Any]]) -> str:
-    return "".join(
-        u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"
-    )
-
-
 def test_undo_brings_back_a_turns_edits_new_file_and_deleted_folder_byte_for_byte(
     agent_env: dict[str, str], repository: Path
 ) -> None:
@@ -117,7 +95,7 @@ def test_undo_brings_back_a_turns_edits_new_file_and_deleted_folder_byte_for_byt
             ),
             Reply((Text("done"),)),
         )
-        session_id = start(editor, repository)
+        session_id = full_access(editor, repository)
         _, updates = editor.prompt(session_id, "change things")
         assert not (repository / "cache").exists() and (repository / "c.py").exists()
         covered = {
@@ -141,7 +119,7 @@ def test_undo_brings_back_a_turns_edits_new_file_and_deleted_folder_byte_for_byt
     assert tree_hash(repository) == before
     assert user_git(repository) == user_before
     assert {Path(p).name for p, _ in editor.writes} == {"a.py", "b.py"}  # the editor's buffers
-    assert "Restored 2" in reply_text(updates) and "Deleted 1: c.py" in reply_text(updates)
+    assert "Restored 2" in text_of(updates) and "Deleted 1: c.py" in text_of(updates)
 
 
 def test_three_turns_restored_to_the_first_and_undone_from_a_new_process(
@@ -151,7 +129,7 @@ def test_three_turns_restored_to_the_first_and_undone_from_a_new_process(
     with FakeLLM() as fake:
         env = model_env(agent_env, fake)
         with FakeEditor(env, terminal=False) as editor:
-            session_id = start(editor, repository)
+            session_id = full_access(editor, repository)
             for turn in range(1, 4):
                 fake.enqueue(
                     Reply(
@@ -174,21 +152,21 @@ def test_three_turns_restored_to_the_first_and_undone_from_a_new_process(
             )
             editor.drain(quiet=0.2)
             _, listed = editor.prompt(session_id, "/checkpoints")
-            listing = reply_text(listed)
+            listing = text_of(listed)
             assert "1. " in listing and "“turn 3”" in listing and "“only read”" not in listing
             _, bad = editor.prompt(session_id, "/restore 99")
-            assert "There is no checkpoint 99" in reply_text(bad)
+            assert "There is no checkpoint 99" in text_of(bad)
             assert tree_hash(repository) == states[3]
             editor.prompt(session_id, "/undo")
             assert tree_hash(repository) == states[2]
             editor.answers.append("cancel")
             _, cancelled = editor.prompt(session_id, "/restore 1")
-            assert "Nothing was changed" in reply_text(cancelled)
+            assert "Nothing was changed" in text_of(cancelled)
             assert tree_hash(repository) == states[2]
             editor.prompt(session_id, "/restore 1")
             assert tree_hash(repository) == states[0]
             _, none_left = editor.prompt(session_id, "/undo")
-            assert "no checkpoints" in reply_text(none_left)
+            assert "no checkpoints" in text_of(none_left)
 
 
 def test_a_deleted_or_damaged_checkpoint_repository_is_a_clear_message(
@@ -199,15 +177,15 @@ def test_a_deleted_or_damaged_checkpoint_repository_is_a_clear_message(
             Reply((ToolCall("write_file", {"path": "n.txt", "content": "n\n"}),)),
             Reply((Text("ok"),)),
         )
-        session_id = start(editor, repository)
+        session_id = full_access(editor, repository)
         editor.prompt(session_id, "write")
         [shadow] = [p for p in (heron_home / "checkpoints").iterdir() if p.is_dir()]
         for index in (shadow / "objects" / "pack").glob("*.idx"):
             index.write_bytes(b"damaged")
         (repository / "a.py").write_text("changed by the user\n")
         _, damaged = editor.prompt(session_id, "/undo")
-        assert "Nothing was changed. The checkpoints cannot be read" in reply_text(damaged)
+        assert "Nothing was changed. The checkpoints cannot be read" in text_of(damaged)
         subprocess.run(["rm", "-rf", str(shadow)], check=True)
         _, deleted = editor.prompt(session_id, "/undo")
-        assert "was deleted" in reply_text(deleted)
+        assert "was deleted" in text_of(deleted)
     assert (repository / "n.txt").exists() and questions(editor) == []

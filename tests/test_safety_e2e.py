@@ -15,15 +15,10 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.processes import sleepers, wait_dead
-from tests.support.sandbox import require_bubblewrap
+from tests.support.sandbox import END_TO_END_SANDBOX
 from tests.test_editor_tools import call, final, scripted, tool_updates
 
-pytestmark = pytest.mark.skipif(os.uname().sysname != "Linux", reason="bubblewrap is Linux's")
-
-
-@pytest.fixture(autouse=True)
-def _bubblewrap() -> None:
-    require_bubblewrap()
+pytestmark = END_TO_END_SANDBOX
 
 
 @pytest.fixture

@@ -61,9 +61,10 @@ async def restore(session: Session, argument: str, *, undo: bool) -> str:
     title = f"Restore the workspace to checkpoint {n}" + (" (undo the last turn)" if undo else "")
     root = session.parts.workspace.roots[0]
     try:
-        shown = await preview(plan, checkpoints, root)
+        contents = await checkpoints.contents(plan)
     except CheckpointError as exc:
         return f"Nothing was changed. {exc}"
+    shown = await preview(plan, contents, root)
     await _show(session, ToolCallStarted(call_id, "restore", title, "edit"))
     await _show(session, ToolCallUpdated(call_id, status="pending", content=shown))
     request = ApprovalRequest(call_id, title, "edit", ANSWERS, shown)
@@ -72,7 +73,7 @@ async def restore(session: Session, argument: str, *, undo: bool) -> str:
         await _show(session, ToolCallUpdated(call_id, status="failed", output="Not restored."))
         return "Nothing was changed."
     await _show(session, ToolCallUpdated(call_id, status="in_progress"))
-    applied = await apply(plan, checkpoints, session.parts.workspace)
+    applied = await apply(plan, contents, session.parts.workspace)
     summary = _summary(plan, applied)
     status = "failed" if applied.failed else "completed"
     await _show(session, ToolCallUpdated(call_id, status=status, content=(TextContent(summary),)))

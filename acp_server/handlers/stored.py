@@ -122,24 +122,19 @@ async def delete_session(state: ServerState, raw: Any) -> dict[str, Any]:
 
 async def _delete_checkpoints(state: ServerState, session_id: str) -> None:
     """A deleted session's checkpoints go with it (what only they held goes at the next prune)."""
-    from agent_core.checkpoints.session import CheckpointError, Checkpoints
-    from agent_core.checkpoints.shadow import ShadowRepository
+    from agent_core.checkpoints.session import CheckpointError, session_checkpoints
 
     try:
         record = (await state.store.load(session_id)).record
     except SessionNotFound:
         return
-    limits = state.settings.checkpoints
-    shadow = ShadowRepository(
-        state.settings.home,
-        record.cwd,
-        {},
-        max_file_size=limits.max_file_size,
-        max_files=limits.max_files,
+    settings = state.settings
+    checkpoints = session_checkpoints(
+        settings.checkpoints, settings.home, record.cwd, session_id, {}
     )
-    if shadow.exists():
+    if checkpoints.shadow.exists():
         with contextlib.suppress(CheckpointError):
-            await Checkpoints(shadow, session_id).delete_all()
+            await checkpoints.delete_all()
 
 
 async def _open(state: ServerState, raw: Any) -> tuple[Session, StoredSession]:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 
 from agent_core.checkpoints.plan import Change, RestorePlan
-from agent_core.checkpoints.session import CheckpointError, Checkpoints
 from agent_core.errors import ToolError
 from agent_core.events import DiffContent, TextContent, ToolContent
 from agent_core.workspace import Workspace
@@ -33,22 +33,25 @@ class Applied:
 
 
 async def preview(
-    plan: RestorePlan, checkpoints: Checkpoints, root: Path
+    plan: RestorePlan, contents: Mapping[str, bytes], root: Path
 ) -> tuple[ToolContent, ...]:
+    """The list of files, and a diff per text file that gets new content.
+
+    ``contents``: the restored files' bytes by blob id (``Checkpoints.contents``)."""
     lines = [f"{c.action} {c.path}" for c in plan.changes]
     lines += [f"keep {k.path} ({k.reason})" for k in plan.kept]
     shown: list[ToolContent] = [TextContent("\n".join(lines))]
     for change in plan.changes:
         if change.target is None or change.target.mode == SYMLINK:
             continue
-        new = _text(await checkpoints.blob(change.target.blob))
-        old = _text(await _read(root / change.path)) if change.current else None
+        new = _shown(contents[change.target.blob])
+        old = _shown(await _read(root / change.path)) if change.current else None
         if new is not None and (old is not None or change.current is None):
             shown.append(DiffContent(str(root / change.path), old, new))
     return tuple(shown)
 
 
-async def apply(plan: RestorePlan, checkpoints: Checkpoints, workspace: Workspace) -> Applied:
+async def apply(plan: RestorePlan, contents: Mapping[str, bytes], workspace: Workspace) -> Applied:
     root = workspace.roots[0]
     done: list[str] = []
     failed: list[tuple[str, str]] = []
@@ -60,8 +63,8 @@ async def apply(plan: RestorePlan, checkpoints: Checkpoints, workspace: Workspac
             if change.target is None:
                 await anyio.to_thread.run_sync(_delete, path, root)
             else:
-                await _write(change, path, await checkpoints.blob(change.target.blob), workspace)
-        except (OSError, ToolError, CheckpointError) as exc:
+                await _write(change, path, contents[change.target.blob], workspace)
+        except (OSError, ToolError) as exc:
             failed.append((change.path, getattr(exc, "strerror", None) or str(exc)))
         else:
             done.append(change.path)
@@ -76,7 +79,7 @@ async def _write(change: Change, path: Path, data: bytes, workspace: Workspace) 
         await anyio.to_thread.run_sync(path.symlink_to, os.fsdecode(data))
         return
     if (text := _text(data)) is not None:
-        await workspace.write_text(path, text)
+        await workspace.write_text(path, text)  # through the editor, when it offers it
     else:
         await anyio.to_thread.run_sync(_write_bytes, path, data)
     await anyio.to_thread.run_sync(_set_mode, path, 0o755 if mode == EXECUTABLE else 0o644)
@@ -125,10 +128,15 @@ async def _read(path: Path) -> bytes:
 
 
 def _text(data: bytes) -> str | None:
-    """``data`` as text when it is UTF-8 without NUL bytes and small enough to show."""
-    if b"\0" in data or len(data) > PREVIEW_LIMIT * 4:
+    """``data`` as text when it is UTF-8 without NUL bytes."""
+    if b"\0" in data:
         return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def _shown(data: bytes) -> str | None:
+    """``data`` as text for a diff, when it is text and small enough to show."""
+    return _text(data) if len(data) <= PREVIEW_LIMIT * 4 else None

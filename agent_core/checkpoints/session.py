@@ -13,17 +13,20 @@ a notice saying why.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
 
 from agent_core.checkpoints.plan import RestorePlan, Turn, plan_restore
 from agent_core.checkpoints.shadow import REF_ROOT, ShadowError, ShadowRepository, Snapshot
+from agent_core.config import CheckpointSettings
 from agent_core.errors import HeronError
 
 T = TypeVar("T")
@@ -59,6 +62,30 @@ class _Turn:
     failed: bool = False  # tried and could not: do not try again this turn
 
 
+def session_checkpoints(
+    settings: CheckpointSettings,
+    home: Path,
+    workspace: Path,
+    session_id: str,
+    environment: Mapping[str, str],
+) -> Checkpoints:
+    """A session's checkpoints as ``[checkpoints]`` configures them."""
+    shadow = ShadowRepository(
+        home,
+        workspace,
+        environment,
+        max_file_size=settings.max_file_size,
+        max_files=settings.max_files,
+    )
+    return Checkpoints(
+        shadow,
+        session_id,
+        enabled=settings.enabled,
+        keep_days=settings.keep_days,
+        max_total_mb=settings.max_total_mb,
+    )
+
+
 class Checkpoints:
     def __init__(
         self,
@@ -73,7 +100,7 @@ class Checkpoints:
         self.enabled = enabled
         self._limits = (keep_days * 86400, max_total_mb * 1024 * 1024)
         self._pruned = False  # once per session, after its first checkpointed turn
-        self._session = session_id if SAFE_ID.fullmatch(session_id) else _hashed(session_id)
+        self._session = _ref_name(session_id)
         self._turn: _Turn | None = None
         self._lock = anyio.Lock()
 
@@ -123,8 +150,10 @@ class Checkpoints:
         """What restoring checkpoint ``number`` (None: the latest) would change."""
         return await self._guarded(self._plan, number)
 
-    async def blob(self, blob: str) -> bytes:
-        return await self._guarded(self.shadow.blob, blob)
+    async def contents(self, plan: RestorePlan) -> dict[str, bytes]:
+        """What the plan's restored files hold, by blob id."""
+        ids = sorted({c.target.blob for c in plan.changes if c.target is not None})
+        return await self._guarded(self.shadow.blobs, ids) if ids else {}
 
     async def forget_from(self, number: int) -> None:
         """Drop checkpoint ``number`` and every later one (after a restore to it)."""
@@ -185,7 +214,7 @@ class Checkpoints:
             before = refs.get(f"{REF_ROOT}/{self._ref(number, 'before')}")
             if before is None:
                 continue
-            meta = _meta(self.shadow.read_commit(before).message)
+            meta = _meta(self.shadow.message(before))
             after = refs.get(f"{REF_ROOT}/{self._ref(number, 'after')}")
             changed = len(self.shadow.changed_paths(before, after)) if after else None
             found.append(
@@ -225,7 +254,7 @@ class Checkpoints:
             self.shadow.delete_refs(doomed)
 
     def _copy(self, session_id: str) -> None:
-        source = session_id if SAFE_ID.fullmatch(session_id) else _hashed(session_id)
+        source = _ref_name(session_id)
         with self.shadow.locked():
             prefix = f"{REF_ROOT}/{source}/"
             for name, commit in self.shadow.refs(f"{source}/").items():
@@ -286,7 +315,8 @@ def _why(exc: Exception) -> str:
     return str(exc)
 
 
-def _hashed(session_id: str) -> str:
-    import hashlib
-
+def _ref_name(session_id: str) -> str:
+    """The session's folder under ``refs/heron``: its id, when git accepts it as a name."""
+    if SAFE_ID.fullmatch(session_id):
+        return session_id
     return hashlib.sha256(session_id.encode()).hexdigest()[:32]

@@ -28,7 +28,12 @@ from agent_core.errors import HeronError
 from agent_core.safety.git import ENVIRONMENT, git_command
 
 REF_ROOT = "refs/heron"
-IDENTITY = {"GIT_AUTHOR_NAME": "Heron", "GIT_AUTHOR_EMAIL": "heron@localhost"}
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Heron",
+    "GIT_AUTHOR_EMAIL": "heron@localhost",
+    "GIT_COMMITTER_NAME": "Heron",
+    "GIT_COMMITTER_EMAIL": "heron@localhost",
+}
 SHADOW_SETTINGS = (
     "core.autocrlf=false",
     "core.safecrlf=false",
@@ -68,14 +73,6 @@ class Snapshot:
 class Entry:
     mode: str  # 100644, 100755, 120000 (symlink), 160000 (a nested repository)
     blob: str
-
-
-@dataclass(frozen=True)
-class Commit:
-    id: str
-    tree: str
-    parent: str | None
-    message: str
 
 
 class ShadowRepository:
@@ -164,10 +161,23 @@ class ShadowRepository:
     def exists(self) -> bool:
         return (self.path / "HEAD").is_file()
 
-    def blob(self, blob: str) -> bytes:
-        return self._run(["cat-file", "blob", blob])
+    def blobs(self, ids: Sequence[str]) -> dict[str, bytes]:
+        """The contents of blobs, read by one ``git cat-file --batch``."""
+        out = self._run(["cat-file", "--batch"], stdin="".join(f"{i}\n" for i in ids))
+        found: dict[str, bytes] = {}
+        at = 0
+        while at < len(out):
+            header_end = out.index(b"\n", at)
+            name, kind, *size = out[at:header_end].decode().split(" ")
+            if kind != "blob" or not size:
+                raise ShadowError(f"the checkpoint repository lacks {name}")
+            size = size[0]
+            start = header_end + 1
+            found[name] = out[start : start + int(size)]
+            at = start + int(size) + 1  # the content ends with a newline of the format's
+        return found
 
-    # Refs: one per checkpoint, refs/heron/<session>/<number>.
+    # Refs: two per checkpoint, refs/heron/<session>/<number>/before and .../after.
 
     def refs(self, prefix: str) -> dict[str, str]:
         listed = self._git(
@@ -187,13 +197,8 @@ class ShadowRepository:
         if names:
             self._git("update-ref", "--stdin", stdin="".join(f"delete {n}\n" for n in names))
 
-    def read_commit(self, commit: str) -> Commit:
-        raw = self._git("cat-file", "commit", commit)
-        header, _, message = raw.partition("\n\n")
-        fields = [line.split(" ", 1) for line in header.splitlines()]
-        tree = next(v for k, v in fields if k == "tree")
-        parent = next((v for k, v in fields if k == "parent"), None)
-        return Commit(commit, tree, parent, message)
+    def message(self, commit: str) -> str:
+        return self._git("cat-file", "commit", commit).partition("\n\n")[2]
 
     def prune(self) -> None:
         """Drop what no checkpoint holds any more."""
@@ -256,8 +261,6 @@ class ShadowRepository:
             **self._environment,
             **ENVIRONMENT,
             **IDENTITY,
-            "GIT_COMMITTER_NAME": "Heron",
-            "GIT_COMMITTER_EMAIL": "heron@localhost",
             "GIT_LITERAL_PATHSPECS": "1",  # a file named '*' is that file
         }
         if not bare:

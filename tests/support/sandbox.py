@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,14 @@ def require_bubblewrap() -> Availability:
     if availability.mechanism is None:
         pytest.fail(f"no sandbox on this machine: {availability.problem}; {availability.remedy}")
     return availability
+
+
+# End-to-end modules that run commands in the real sandbox: `pytestmark = END_TO_END_SANDBOX`
+# (the `bubblewrap` fixture, in conftest.py, calls `require_bubblewrap`).
+END_TO_END_SANDBOX = [
+    pytest.mark.skipif(os.uname().sysname != "Linux", reason="bubblewrap is Linux's"),
+    pytest.mark.usefixtures("bubblewrap"),
+]
 
 
 def sandbox_for(root: Path, *, home: Path) -> Confinement:
