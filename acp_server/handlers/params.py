@@ -50,6 +50,8 @@ def absolute(value: Any, what: str) -> Path:
     """An absolute path (it need not exist)."""
     if not isinstance(value, str) or not value:
         raise RpcError.invalid_params(f"{what} must be a non-empty string")
+    if "\0" in value:
+        raise RpcError.invalid_params(f"{what} must not contain a NUL character")
     path = Path(value)
     if not path.is_absolute():
         raise RpcError.invalid_params(f"{what} must be an absolute path, got {value!r}")

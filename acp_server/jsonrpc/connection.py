@@ -30,12 +30,21 @@ from acp_server.jsonrpc.errors import (
 )
 from acp_server.jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, LineSplitter, OversizedLine
 from acp_server.jsonrpc.transport import TransportClosed
-from acp_server.jsonrpc.values import as_object
+from acp_server.jsonrpc.values import (
+    as_object,
+    deeper_than,
+    may_hold_lone_surrogates,
+    without_lone_surrogates,
+)
 
 log = logging.getLogger("heron.jsonrpc")
 
 CANCEL_REQUEST = "$/cancel_request"
 SHUTDOWN_GRACE_S = 0.5
+# No ACP message nests anywhere near this deep; deeper ones are refused before any code walks
+# them, so nothing downstream (validation, storage, logging) can run out of stack.
+MAX_NESTING = 64
+_TOO_DEEP = f"arrays and objects nested more than {MAX_NESTING} levels deep"
 
 RequestId = int | str
 Trace = Callable[[str, bytes], None]
@@ -171,10 +180,20 @@ class Connection:
         if self._trace:
             self._trace("recv", line)
         try:
-            message = json.loads(line)
+            message = json.loads(line, parse_constant=_not_json)
         except (ValueError, UnicodeDecodeError) as exc:
             await self._send_error(None, RpcError(PARSE_ERROR, f"Parse error: {exc}"))
             return
+        except RecursionError:
+            await self._send_error(None, RpcError(PARSE_ERROR, f"Parse error: {_TOO_DEEP}"))
+            return
+        if deeper_than(message, MAX_NESTING):
+            await self._send_error(
+                _request_id(message), RpcError(INVALID_REQUEST, f"Invalid request: {_TOO_DEEP}")
+            )
+            return
+        if may_hold_lone_surrogates(line):
+            message = _well_formed(message)
         if isinstance(message, list):
             error = RpcError(INVALID_REQUEST, "Invalid request: ACP does not use JSON-RPC batches")
             await self._send_error(None, error)
@@ -189,9 +208,8 @@ class Connection:
     async def _on_message(
         self, message: dict[str, Any], dispatcher: Dispatcher, work: anyio.abc.TaskGroup
     ) -> None:
-        request_id = message.get("id")
-        valid_id = isinstance(request_id, int | str) and not isinstance(request_id, bool)
-        answer_id: RequestId | None = request_id if valid_id else None
+        answer_id = _request_id(message)
+        valid_id = answer_id is not None
         problem = _envelope_problem(message, valid_id)
         if problem:
             await self._send_error(answer_id, RpcError(INVALID_REQUEST, problem))
@@ -273,6 +291,28 @@ class Connection:
             await self._transport.send(frame + b"\n")
         except TransportClosed:
             log.debug("dropped a message: output closed")
+
+
+def _well_formed(message: Any) -> Any:
+    """``message`` with lone surrogates replaced everywhere but in its id, which is echoed."""
+    clean: Any = without_lone_surrogates(message)
+    original = as_object(message)
+    if original is not None and "id" in original:
+        clean["id"] = original["id"]
+    return clean
+
+
+def _not_json(constant: str) -> Any:
+    """Python's decoder takes ``NaN`` and ``Infinity``; JSON has no such values."""
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _request_id(message: Any) -> RequestId | None:
+    """The id to answer ``message`` with: its own when it is a valid one, else None."""
+    request_id = (as_object(message) or {}).get("id")
+    if isinstance(request_id, int | str) and not isinstance(request_id, bool):
+        return request_id
+    return None
 
 
 def _key(request_id: Any) -> tuple[str, Any]:
