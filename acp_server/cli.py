@@ -29,7 +29,7 @@ from acp_server.handlers.state import (
 from acp_server.jsonrpc.connection import SHUTDOWN_GRACE_S, Connection
 from acp_server.jsonrpc.transport import StdioTransport
 from acp_server.logs import setup_logging, trace_message
-from agent_core.config import Settings, load_settings
+from agent_core.config import Settings, heron_home, load_settings
 from agent_core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -44,7 +44,12 @@ log = logging.getLogger("heron")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="heron", description="Heron, a coding agent for editors.")
+    parser = argparse.ArgumentParser(
+        prog="heron",
+        description="Heron, a coding agent for editors.",
+        epilog=f"settings: {heron_home() / 'config.toml'} (HERON_HOME moves Heron's home)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # a long path stays one line
+    )
     parser.add_argument("--version", action="version", version=f"heron {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     acp = commands.add_parser(

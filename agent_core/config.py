@@ -148,7 +148,7 @@ def load_settings(
     ``ConfigError``; ``read_file=False`` gives the settings without the file.
     """
     env = os.environ if environ is None else environ
-    home = Path(env.get("HERON_HOME") or Path.home() / ".heron").expanduser()
+    home = heron_home(env)
     file = _read_config_file(home / "config.toml") if read_file else {}
     mode = env.get("HERON_MODE") or _string(file, "default_mode") or "ask"
     if mode not in MODES:
@@ -179,6 +179,12 @@ def load_settings(
         sandbox=_sandbox(_table(file, "sandbox", "[sandbox]")),
         checkpoints=_checkpoints(_table(file, "checkpoints", "[checkpoints]")),
     )
+
+
+def heron_home(environ: Mapping[str, str] | None = None) -> Path:
+    """Where Heron keeps its settings and sessions: ``HERON_HOME``, else ``~/.heron``."""
+    env = os.environ if environ is None else environ
+    return Path(env.get("HERON_HOME") or Path.home() / ".heron").expanduser()
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:

@@ -332,3 +332,9 @@ def test_doctor_says_whether_commands_run_in_a_sandbox(user: dict[str, str]) -> 
         'model = "scripted:echo"\n[sandbox]\nenabled = false\nrequired = false\n'
     )
     assert "[--] sandbox: turned off" in heron(user, "doctor").stdout
+
+
+def test_help_names_the_config_file_heron_really_reads(user: dict[str, str]) -> None:
+    shown = heron(user, "--help").stdout
+    assert f"{user['HERON_HOME']}/config.toml" in shown
+    assert "~/.heron" not in shown

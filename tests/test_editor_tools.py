@@ -421,3 +421,26 @@ def test_the_plan_reaches_the_editor_whole_every_time(
         {"content": "read", "priority": "medium", "status": "completed"},
         {"content": "edit", "priority": "high", "status": "in_progress"},
     ]
+
+
+def test_searches_never_list_version_control_internals(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "a.txt").write_text("hello\n")
+    env = scripted(
+        agent_env,
+        tmp_path,
+        call("find_files", glob="*"),
+        call("search", pattern="e", glob=["*"]),
+    )
+    with FakeEditor(env, fs=False, terminal=False) as editor:
+        editor.initialize()
+        _, updates = editor.prompt(editor.new_session(workspace), "go")
+    outputs = {
+        v[0]["name"]: final(v)["rawOutput"]["output"] for v in tool_updates(updates).values()
+    }
+    assert "a.txt" in outputs["find_files"].splitlines()
+    assert ".git" not in outputs["find_files"]
+    assert "a.txt:1:hello" in outputs["search"].splitlines()
+    assert ".git" not in outputs["search"]

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from agent_core.events import ToolKind
 from agent_core.tools.base import ToolContext, require_inside
-from agent_core.tools.ripgrep import ripgrep
+from agent_core.tools.ripgrep import NEVER_SEARCHED, ripgrep
 from agent_core.tools.search import cap_lines, rg_paths
 
 
@@ -39,6 +39,7 @@ class FindFiles:
             "--sort=path",
             "--glob",
             arguments.glob,
+            *NEVER_SEARCHED,
             "--",
             *rg_paths(target, root),
         ]

@@ -13,6 +13,9 @@ import anyio
 from agent_core.errors import ToolError
 
 TIME_LIMIT_S = 60.0
+# Version control internals are never results, even when a glob such as "*" matches them (a
+# glob given later on rg's command line wins, so these go after the caller's own).
+NEVER_SEARCHED = [f"--glob=!{name}" for name in (".git", ".hg", ".svn", ".jj")]
 
 
 @cache

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from agent_core.events import ToolKind
 from agent_core.tools.base import ToolContext, require_inside
-from agent_core.tools.ripgrep import ripgrep
+from agent_core.tools.ripgrep import NEVER_SEARCHED, ripgrep
 
 
 class SearchArguments(BaseModel):
@@ -54,7 +54,7 @@ class Search:
             command.append("--ignore-case")
         for glob in arguments.glob:
             command += ["--glob", glob]
-        command += ["--regexp", arguments.pattern, "--", *rg_paths(target, root)]
+        command += [*NEVER_SEARCHED, "--regexp", arguments.pattern, "--", *rg_paths(target, root)]
         output = await ripgrep(command, root)
         return cap_lines(output, arguments.max_results, "no matches")
 
