@@ -72,7 +72,7 @@ e2e-browser: $(INSTALLED) ## the VS Code extension in a real VS Code (code-serve
 
 bench: $(INSTALLED) sandbox ## measure start-up, latency and memory; writes docs/PERFORMANCE.md
 	@# Bytecode as an installed wheel has it (PYTHONDONTWRITEBYTECODE may be set here).
-	$(BIN)/python -m compileall -q acp_server agent_core
+	$(BIN)/python -m compileall -q -x demo_project acp_server agent_core
 	$(BIN)/python -m bench --write docs/PERFORMANCE.md
 
 vendor-schema: ## copy a new ACP schema in: make vendor-schema NEW_SCHEMA=<folder>; then gen-schema

@@ -131,7 +131,9 @@ def run_demo(*, keep: bool = False) -> int:
     workspace = Path(tempfile.mkdtemp(prefix="heron-demo-"))
     sample = resources.files("acp_server").joinpath("demo_project")
     with resources.as_file(sample) as source:
-        shutil.copytree(source, workspace, dirs_exist_ok=True)
+        # Byte-code compiled in an installation is no part of the sample project.
+        ignored = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(source, workspace, dirs_exist_ok=True, ignore=ignored)
     out = console()
     try:
         client = ConsoleClient(out, ask_user=False)

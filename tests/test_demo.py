@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import compileall
 import subprocess
 import sys
 from pathlib import Path
+
+import acp_server
 
 
 def heron(
@@ -16,6 +19,8 @@ def heron(
 
 
 def test_demo_shows_streamed_thoughts_and_answers(agent_env: dict[str, str]) -> None:
+    # As an installation does: its sample project's byte-code must not show in the demo.
+    compileall.compile_dir(Path(acp_server.__file__).parent / "demo_project", quiet=1)
     result = heron(["demo"], agent_env)
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -24,6 +29,7 @@ def test_demo_shows_streamed_thoughts_and_answers(agent_env: dict[str, str]) -> 
     assert "HELLO, ADA!" in out  # the edit was applied and the command ran
     assert "This is **greeter**" in out
     assert out.count("[turn ended: end_turn]") == 2
+    assert "__pycache__" not in out
 
 
 def test_ask_sends_one_prompt_about_the_current_directory(
