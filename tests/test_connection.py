@@ -109,3 +109,15 @@ async def test_pending_requests_fail_when_the_peer_goes_away() -> None:
         group.start_soon(close_b_soon)
         with pytest.raises(RpcError, match="closed"):
             await a.request("slow", {})
+
+
+def test_a_peers_error_is_explained_with_the_details_its_sdk_put_in_data() -> None:
+    assert RpcError(-32603, "Internal error", {"details": "denied"}).explained == (
+        "Internal error: denied"
+    )
+    assert RpcError(-32603, "Internal error", "no\nreads").explained == "Internal error: no reads"
+    assert RpcError(-32602, "Invalid params", {"errors": [1]}).explained == "Invalid params"
+    assert RpcError(-32603, "Internal error: denied", {"details": "denied"}).explained == (
+        "Internal error: denied"
+    )
+    assert len(RpcError(-32603, "x", {"message": "y" * 10_000}).explained) < 600

@@ -16,9 +16,11 @@ from acp.schema import (
     AgentThoughtChunk,
     AllowedOutcome,
     ClientCapabilities,
+    FileSystemCapabilities,
     Implementation,
     PermissionOption,
     RequestPermissionResponse,
+    ToolCallProgress,
     ToolCallUpdate,
 )
 
@@ -137,3 +139,42 @@ async def test_cancel_stops_a_running_turn(
         # The session is still usable after a cancel.
         another = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         assert another.session_id != session.session_id
+
+
+class ReadDenyingClient(RecordingClient):
+    """An editor whose policy refuses every read: its SDK answers "Internal error" + details."""
+
+    async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> Any:
+        raise PermissionError(f"reads are disabled by workspace policy: {Path(path).name}")
+
+
+async def test_the_editors_own_error_reaches_the_tool_result(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "a.txt").write_text("secret plans\n")
+    script = tmp_path / "read.json"
+    reply = [{"tool_call": {"name": "read_file", "arguments": {"path": "a.txt"}}}]
+    script.write_text(json.dumps({"rules": [{"match": "", "replies": [reply, [{"text": "ok"}]]}]}))
+    agent_env["HERON_MODEL"] = f"scripted:{script}"
+    client, checker = ReadDenyingClient(), WireChecker()
+    async with spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "acp_server",
+        env=agent_env,
+        observers=[wire_observer(checker)],
+    ) as (conn, _proc):
+        await conn.initialize(
+            protocol_version=1,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=False)
+            ),
+        )
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("read it")])
+    [failed] = [
+        u for u in client.updates if isinstance(u, ToolCallProgress) and u.status == "failed"
+    ]
+    output = json.dumps(failed.raw_output)
+    assert "reads are disabled by workspace policy: a.txt" in output

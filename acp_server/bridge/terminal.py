@@ -90,7 +90,7 @@ class EditorTerminal:
                 "terminal/create", params, timeout=CALL_TIMEOUT_S
             )
         except RpcError as exc:
-            raise ToolError(f"The editor could not start the command: {exc.message}") from exc
+            raise ToolError(f"The editor could not start the command: {exc.explained}") from exc
         return str(result["terminalId"])
 
     async def _call(self, method: str, terminal_id: str, *, wait: bool = False) -> Any:
@@ -100,7 +100,7 @@ class EditorTerminal:
             timeout = None if wait else CALL_TIMEOUT_S
             return await self._connection.request(method, params, timeout=timeout)
         except RpcError as exc:
-            raise ToolError(f"{method} failed: {exc.message}") from exc
+            raise ToolError(f"{method} failed: {exc.explained}") from exc
 
     async def _release(self, terminal_id: str, *, kill: bool = False) -> None:
         try:

@@ -47,7 +47,7 @@ class EditorWorkspace:
                     "fs/read_text_file", params, timeout=EDITOR_TIMEOUT_S
                 )
             except RpcError as exc:
-                raise ToolError(f"Cannot read {path}: {exc.message}") from exc
+                raise ToolError(f"Cannot read {path}: {exc.explained}") from exc
             return str(result["content"])
         try:
             return await anyio.Path(path).read_text(encoding="utf-8")
@@ -68,7 +68,7 @@ class EditorWorkspace:
                     "fs/write_text_file", params, timeout=EDITOR_TIMEOUT_S
                 )
             except RpcError as exc:
-                raise ToolError(f"The editor could not write {path}: {exc.message}") from exc
+                raise ToolError(f"The editor could not write {path}: {exc.explained}") from exc
             return
         try:
             await anyio.to_thread.run_sync(_atomic_write, path, content)

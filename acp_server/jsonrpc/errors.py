@@ -16,6 +16,8 @@ REQUEST_CANCELLED = -32800
 AUTH_REQUIRED = -32000
 RESOURCE_NOT_FOUND = -32002
 
+MAX_DETAIL_CHARS = 500
+
 
 class RpcError(Exception):
     """An error answer to a request: raise it from a handler, catch it from ``request()``."""
@@ -26,6 +28,20 @@ class RpcError(Exception):
         self.message = " ".join(message.split()) or "error"
         self.data = data
         super().__init__(f"{self.message} ({code})")
+
+    @property
+    def explained(self) -> str:
+        """The message with the peer's own details, where the ACP SDKs put them: an error a
+        client's handler raised arrives as "Internal error" with ``data.details``."""
+        data = self.data
+        fields = as_object(data) or {}
+        detail = data if isinstance(data, str) else fields.get("details", fields.get("message"))
+        if not isinstance(detail, str) or not detail.strip() or detail in self.message:
+            return self.message
+        detail = " ".join(detail.split())
+        if len(detail) > MAX_DETAIL_CHARS:
+            detail = detail[:MAX_DETAIL_CHARS] + "…"
+        return f"{self.message}: {detail}"
 
     def to_json(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
