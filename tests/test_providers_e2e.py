@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -283,3 +285,62 @@ def test_the_iteration_budget_ends_with_max_turn_requests(
         and "status" in u
         and u["status"] != "in_progress"
     )
+
+
+def test_a_heron_killed_during_a_tool_leaves_a_history_the_provider_takes(
+    env: dict[str, str], workspace: Path, fake: FakeLLM, heron_home: Path
+) -> None:
+    env["HERON_MODE"] = "full-access"
+    fake.enqueue(
+        Reply((Text("Running it."), ToolCall("terminal", {"command": "sleep 29.9793"}, "c-1")))
+    )
+    killed, session_id = start(env, workspace)
+    with killed:
+        killed.start_prompt(session_id, "wait", request_id="p")
+        killed.wait_for(
+            lambda m: m.get("params", {}).get("update", {}).get("status") == "in_progress"
+        )
+        stored_messages(heron_home, session_id, at_least=2)  # the call is on disk
+        killed.proc.kill()
+        killed.proc.wait()
+
+    fake.enqueue(Reply((Text("Carrying on."),)))
+    with RawAgent(env) as again:
+        again.initialize()
+        replayed = load(again, session_id, workspace)
+        [failed] = [u for u in replayed if u.get("status") == "failed"]
+        assert failed["toolCallId"] == "c-1"
+        assert failed["content"][0]["content"]["text"] == INTERRUPTED
+        [shown] = [u for u in replayed if u["sessionUpdate"] == "tool_call"]
+        assert shown["toolCallId"] == "c-1" and shown["title"] == "Run `sleep 29.9793`"
+        stop, _ = again.prompt(session_id, "go on")  # the fake server answers 400 if unpaired
+    assert stop == "end_turn"
+    assert INTERRUPTED in json.dumps(fake.requests[-1].body)
+
+    with RawAgent(env) as later:  # the mended history and its replay were stored
+        later.initialize()
+        replayed = load(later, session_id, workspace)
+    assert [u["toolCallId"] for u in replayed if u.get("status") == "failed"] == ["c-1"]
+    assert text_of(replayed) == "Running it.Carrying on."
+
+
+INTERRUPTED = "interrupted: Heron stopped before this finished"
+
+
+def load(agent: RawAgent, session_id: str, cwd: Path) -> list[dict[str, Any]]:
+    """``session/load``'s replayed updates."""
+    params = {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
+    assert "result" in agent.request("session/load", params)
+    return [m["params"]["update"] for m in agent.drain() if m.get("method") == "session/update"]
+
+
+def stored_messages(heron_home: Path, session_id: str, *, at_least: int) -> None:
+    """Wait until the store holds ``at_least`` of the session's messages."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.closing(sqlite3.connect(heron_home / "sessions.db")) as db:
+            query = "SELECT count(*) FROM messages WHERE session_id = ?"
+            if db.execute(query, (session_id,)).fetchone()[0] >= at_least:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"the store never held {at_least} messages of {session_id}")

@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 
 from acp_server.bridge.transcript import replay
-from acp_server.bridge.updates import to_iso_time
+from acp_server.bridge.updates import to_iso_time, to_session_update
 from acp_server.handlers import params
 from acp_server.handlers.commands import announce_commands
 from acp_server.handlers.lifecycle import require_credentials
@@ -34,13 +34,15 @@ async def load_session(state: ServerState, raw: Any) -> Reply:
     session, stored = await _open(state, raw)
     for update in replay(stored.transcript):
         await state.notify_update(session.id, update)
+    await _show_interrupted(state, session, stored, replaying=True)
     await announce_commands(state, session)  # part of the replay: nothing may follow the answer
     return session_reply(state, session, announce=False, with_id=False)
 
 
 async def resume_session(state: ServerState, raw: Any) -> Reply:
     """Like load, without the replay: the editor already shows the conversation."""
-    session, _ = await _open(state, raw)
+    session, stored = await _open(state, raw)
+    await _show_interrupted(state, session, stored, replaying=False)
     return session_reply(state, session, announce=True, with_id=False)
 
 
@@ -148,6 +150,24 @@ async def _open(state: ServerState, raw: Any) -> tuple[Session, StoredSession]:
     session = Session(setup, _build(state, setup, stored), titled=stored.record.title is not None)
     state.sessions[session_id] = session
     return session, stored
+
+
+async def _show_interrupted(
+    state: ServerState, session: Session, stored: StoredSession, *, replaying: bool
+) -> None:
+    """Tool calls a stopped Heron left running end as failed, in the editor and the stored
+    transcript. A replay shows each whole; after a resume the editor already has the call."""
+    from agent_core.loop.history import well_formed
+
+    if not well_formed(stored.messages).interrupted:
+        return
+    for event in session.agent.interrupted_calls():
+        update = to_session_update(event)
+        if update is None:
+            continue
+        session.parts.transcript.feed(update)  # stored with the session's next save
+        if replaying or update["sessionUpdate"] == "tool_call_update":
+            await state.notify_update(session.id, update)
 
 
 async def _load(state: ServerState, session_id: str) -> StoredSession:

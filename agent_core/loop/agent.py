@@ -26,6 +26,7 @@ from agent_core.events import (
 )
 from agent_core.loop.compacting import compact
 from agent_core.loop.execution import batches, execute
+from agent_core.loop.history import History, shown_interrupted
 from agent_core.loop.meter import ContextMeter
 from agent_core.loop.translate import FINISH_TO_STOP, ArgumentsPreview, translate
 from agent_core.messages import (
@@ -65,12 +66,8 @@ class Agent:
         self._tools = tools
         self._system = system_prompt
         self._tool_context = tool_context  # its call_id is filled in per call
-        self._history: list[Message] = []
-        for message in history:  # stored pieces merge back exactly as they did live
-            self._add(message)
+        self._history = History(history)
         self._save = save
-        self._unsaved: list[Message] = []
-        self._rewritten = False  # compaction replaced history: the next save replaces it too
         self._compact_at = compact_at  # fraction of the window that triggers a compaction
         self.meter = ContextMeter()  # how full the context is, and the cost so far
         self._notices = list(notices)  # told once, at the start of the next turn
@@ -85,10 +82,15 @@ class Agent:
 
     @property
     def history(self) -> tuple[Message, ...]:
-        return tuple(self._history)
+        return self._history.messages
 
     def replace_system_prompt(self, text: str, notices: Sequence[NoticeRaised] = ()) -> None:
         self._system, self._notices = text, [*self._notices, *notices]  # only on /reload
+
+    def interrupted_calls(self) -> list[Event]:
+        """Once: how the calls a stopped process left unanswered show, failed, in the editor."""
+        calls, self._history.interrupted = self._history.interrupted, ()
+        return [event for call in calls for event in shown_interrupted(call, self._tools)]
 
     def remember(self, text: str) -> None:
         """Tell the model something that happened outside a turn (a restore); it joins the next
@@ -97,14 +99,8 @@ class Agent:
 
     async def save(self) -> None:
         """Hand every message completed since the last save to the sink (the session store)."""
-        if self._save is None:
-            return
-        if self._rewritten:
-            self._rewritten, self._unsaved = False, []
-            await self._save(tuple(self._history), True)
-        elif self._unsaved:
-            pending, self._unsaved = self._unsaved, []
-            await self._save(tuple(pending), False)
+        if self._save is not None and (pending := self._history.unsaved()) is not None:
+            await self._save(*pending)
 
     async def compact(self, *, force: bool = False) -> AsyncGenerator[Event, None]:
         """Shorten the history (``/compact``, a full window, or a provider's overflow error)."""
@@ -112,9 +108,10 @@ class Agent:
         yield CompactionUpdated(compaction_id, "in_progress")
         budget = int(self.model.context_window * self._compact_at)
         history, summary, error = await compact(
-            self.model, self._history, budget=budget, force=force
+            self.model, self._history.messages, budget=budget, force=force
         )
-        self._history, self._rewritten, self.meter.in_context = history, True, 0
+        self._history.replace(history)
+        self.meter.in_context = 0
         await self.save()
         yield CompactionUpdated(compaction_id, "failed" if error else "completed", summary, error)
 
@@ -180,14 +177,18 @@ class Agent:
         received = ResponseAssembler()  # what arrived, kept if the reply is cut short
         previews: dict[str, ArgumentsPreview] = {}
         done = False
+        self._history.mend()
         request = ModelRequest(
-            self._system, tuple(self._history), self._specs, reasoning_effort=self.reasoning_effort
+            self._system,
+            self._history.messages,
+            self._specs,
+            reasoning_effort=self.reasoning_effort,
         )
         try:
             async for event in self.model.stream(request):
                 if isinstance(event, ResponseCompleted):
                     message = AssistantMessage(event.message.parts, message_id)
-                    self._add(message, unsaved=True)
+                    self._history.add(message)
                     done = True
                     for call in message.tool_calls:
                         named = call_title(call.name, call.arguments, self._tools)
@@ -197,7 +198,7 @@ class Agent:
                     yield translated
         finally:  # a reply cut short keeps its text; its calls never ran
             if not done and (kept := received.so_far()):
-                self._add(AssistantMessage(kept, message_id), unsaved=True)
+                self._history.add(AssistantMessage(kept, message_id))
 
     async def _run_tools(self, calls: tuple[ToolCallPart, ...]) -> AsyncGenerator[Event, None]:
         """Run the calls (consecutive read-only ones concurrently); results stay in call order."""
@@ -230,7 +231,7 @@ class Agent:
 
     def _close_tool_calls(self) -> None:
         """Answer every call of the last response: with its result, or as cancelled."""
-        last = self._history[-1] if self._history else None
+        last = self._history.last
         if not isinstance(last, AssistantMessage) or not last.tool_calls:
             return
         results = tuple(
@@ -241,14 +242,4 @@ class Agent:
         self._append_user(results)
 
     def _append_user(self, parts: tuple[UserPart, ...]) -> None:
-        self._add(UserMessage(parts), unsaved=True)
-
-    def _add(self, message: Message, *, unsaved: bool = False) -> None:
-        """Keep strict role alternation: consecutive user content merges into one message."""
-        if unsaved:
-            self._unsaved.append(message)
-        last = self._history[-1] if self._history else None
-        if isinstance(message, UserMessage) and isinstance(last, UserMessage):
-            self._history[-1] = UserMessage(last.parts + message.parts)
-        else:
-            self._history.append(message)
+        self._history.add(UserMessage(parts))

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, cast
 
+from tests.support.pairing import anthropic_problem, chat_problem, responses_problem
+
 Stop = Literal["end_turn", "max_tokens", "tool_use", "refusal"]
 JSON = dict[str, Any]
 
@@ -92,6 +94,11 @@ ROUTES: dict[str, Format] = {
     "/messages": "anthropic",
     "/responses": "responses",
     "/chat/completions": "chat",
+}
+PAIRING_RULES: dict[Format, Callable[[JSON], str | None]] = {
+    "anthropic": anthropic_problem,
+    "responses": responses_problem,
+    "chat": chat_problem,
 }
 ANTHROPIC_ERRORS = {
     400: "invalid_request_error",
@@ -438,6 +445,8 @@ class FakeLLM:
             elif body.get("stream") is not True:
                 msg = f'POST {path} needs "stream": true in the body'
                 self._error(h, record, fmt, Failure(400, None, msg))
+            elif problem := PAIRING_RULES[fmt](body):  # what the real provider rejects
+                self._error(h, record, fmt, Failure(400, None, problem))
             else:
                 with self._changed:
                     answer = self._queue.pop(0) if self._queue else None
