@@ -199,6 +199,8 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         return {}
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"{path} nests arrays or tables too deeply to read") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
 from agent_core.codeexec.interpreter import project_interpreter
+from agent_core.codeexec.rpc import ToolCallServer
 from agent_core.codeexec.stub import StubTool, python_name, render, signature
 from tests.support.sandbox import sandbox_for
 
@@ -68,3 +72,32 @@ async def test_a_broken_or_missing_workspace_python_falls_back_to_heron_s(tmp_pa
     too_old = await project_interpreter(tmp_path, {"CONDA_PREFIX": str(old)}, sandbox)
     assert too_old.note is not None and "older than 3.8" in too_old.note
     sandbox.close()
+
+
+@pytest.mark.anyio
+async def test_the_tool_call_server_answers_any_line_and_goes_on(tmp_path: Path) -> None:
+    """A script is untrusted: whatever it sends gets a reply, and later calls still work."""
+
+    async def dispatch(tool: str, arguments: dict[str, Any]) -> str:
+        return f"{tool} ran"
+
+    server = ToolCallServer(tmp_path / "rpc.sock", dispatch, max_calls=10)
+
+    async def ask(line: bytes) -> dict[str, Any]:
+        async with await anyio.connect_unix(server.path) as stream:
+            await stream.send(line + b"\n")
+            reply = b""
+            while not reply.endswith(b"\n"):
+                reply += await stream.receive()
+        return json.loads(reply)
+
+    async with anyio.create_task_group() as group:
+        await group.start(server.serve)
+        for line in (b"[" * 100_000, b'{"tool": "x", "arguments": ' + b"[" * 5_000, b"\xff"):
+            answer = await ask(line)
+            assert answer["ok"] is False and "bad request" in answer["error"]
+        assert await ask(b'{"tool": "search", "arguments": {}}') == {
+            "ok": True,
+            "result": "search ran",
+        }
+        group.cancel_scope.cancel()

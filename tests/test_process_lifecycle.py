@@ -6,6 +6,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.support.raw import RawAgent
 
 
@@ -52,11 +54,15 @@ def test_stdout_carries_only_acp_and_logs_go_to_stderr_and_the_log_file(
     assert '"method":"session/new"' in log.replace(" ", "")
 
 
+@pytest.mark.parametrize(
+    "config", ["model = [unclosed\n", "x = " + "[" * 5_000 + "]" * 5_000 + "\n"]
+)
 def test_a_bad_config_file_is_reported_by_session_new(
-    agent_env: dict[str, str], workspace: Path, heron_home: Path
+    agent_env: dict[str, str], workspace: Path, heron_home: Path, config: str
 ) -> None:
-    (heron_home / "config.toml").write_text("model = [unclosed\n")
+    (heron_home / "config.toml").write_text(config)
     with RawAgent(agent_env) as agent:
         agent.initialize()
         error = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})["error"]
         assert "config.toml" in error["message"]
+    assert b"Traceback" not in agent.stderr

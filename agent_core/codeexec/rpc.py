@@ -44,6 +44,8 @@ class ToolCallServer:
                 reply = await self._reply(await _read_line(stream))
             except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError) as exc:
                 reply = {"ok": False, "error": f"bad request: {exc}"}
+            except RecursionError:  # the script is untrusted: nesting too deep to decode
+                reply = {"ok": False, "error": "bad request: nested too deeply"}
             try:
                 await stream.send(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
