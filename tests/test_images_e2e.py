@@ -214,7 +214,7 @@ def test_a_model_that_cannot_see_images_reads_what_the_image_is(
     tools = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
     assert tools["call_png"].startswith("chart.png: PNG image, 40×30 pixels, ")
     assert "this model cannot see images" in tools["call_png"]
-    assert "too large to show to a model" in tools["call_huge"]
+    assert "over the 3,750,000 bytes a model is shown" in tools["call_huge"]
     assert "image_url" not in str(messages) and messages[-1]["role"] == "tool"
     [failed] = [u for u in updates if u.get("status") == "failed"]
     assert failed["toolCallId"] == "call_huge"

@@ -61,12 +61,13 @@ async def _image(path: Path, image: images.ImageFile, context: ToolContext) -> T
     """The image for the model (the loop turns it into a note for one that cannot see images),
     and on the call for the user."""
     about = f"{context.shown(path)}: {image.picture.describe(image.size)}"
-    if image.data is None:
-        limit = f"{images.MAX_IMAGE_BYTES:,} bytes"
-        raise ToolError(f"{about}; too large to show to a model (the limit is {limit}).")
-    if image.picture.too_large:
-        limit = f"{images.MAX_IMAGE_SIDE} pixels on a side"
-        raise ToolError(f"{about}; too large to show to a model (the limit is {limit}).")
+    if image.data is None or image.picture.too_large:
+        limit = (
+            f"{images.MAX_IMAGE_BYTES:,} bytes"
+            if image.data is None
+            else f"{images.MAX_IMAGE_SIDE} pixels a side"
+        )
+        raise ToolError(f"{about}, over the {limit} a model is shown; read a smaller copy.")
     mime = image.picture.mime_type
     shown = (ImageContent(image.data, mime),)
     await context.report(
