@@ -157,12 +157,12 @@ IMAGE_RESULT = UserMessage(
 
 def test_images_in_tool_results_reach_each_provider_and_survive_storage() -> None:
     assert load_message(dump_message(IMAGE_RESULT)) == IMAGE_RESULT
-    request = ModelRequest("s", (IMAGE_RESULT,))
-    [message] = to_anthropic_params("claude-x", request, ModelInfo())["messages"]
+    request, sees = ModelRequest("s", (IMAGE_RESULT,)), ModelInfo(images=True)
+    [message] = to_anthropic_params("claude-x", request, sees)["messages"]
     content = message["content"][0]["content"]
     assert [b["type"] for b in content] == ["text", "image"]
-    [item] = to_responses_params("gpt-5", request, ModelInfo())["input"]
+    [item] = to_responses_params("gpt-5", request, sees)["input"]
     assert [p["type"] for p in item["output"]] == ["input_text", "input_image"]
-    _, tool, user = to_chat_params("m", request, ModelInfo())["messages"]
+    _, tool, user = to_chat_params("m", request, sees)["messages"]
     assert tool == {"role": "tool", "tool_call_id": "c1", "content": "a chart"}
-    assert user["content"][0]["type"] == "image_url"
+    assert [p["type"] for p in user["content"]] == ["text", "image_url"]

@@ -12,7 +12,7 @@ from agent_core.messages import (
     UserMessage,
 )
 from agent_core.models.anthropic import to_anthropic_params
-from agent_core.models.base import ModelRequest, ToolSpec
+from agent_core.models.base import UNSEEN_IMAGE, ModelRequest, ToolSpec
 from agent_core.models.catalog import ModelInfo, describe
 from agent_core.models.openai import to_responses_params
 from agent_core.models.openai_chat import to_chat_params
@@ -118,3 +118,22 @@ def test_catalog_knows_families_and_config_overrides_them() -> None:
     assert (
         cached.cost(0, 0, cache_read=1_000_000, cache_write=1_000_000) == 1.0 + 12.5
     )  # 10% and 125% of input
+
+
+def test_a_model_that_cannot_see_images_gets_a_note_in_place_of_each() -> None:
+    shot = ToolResultPart("c1", "a chart", images=(ImagePart("BBBB", "image/png"),))
+    history = (*HISTORY[:2], UserMessage((shot,)))
+    request, blind = ModelRequest("s", history), ModelInfo(images=False)
+    for params in (
+        to_anthropic_params("claude-x", request, blind),
+        to_responses_params("gpt-x", request, blind),
+        to_chat_params("local", request, blind),
+    ):
+        sent = str(params)
+        assert "AAAA" not in sent and "BBBB" not in sent and UNSEEN_IMAGE in sent
+        assert "a chart\\n[1 image(s) left out; this model cannot see images]" in sent
+    seeing = to_chat_params("local", request, ModelInfo(images=True))["messages"]
+    assert seeing[-1]["content"] == [
+        {"type": "text", "text": "The image(s) the c1 tool call returned:"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,BBBB"}},
+    ]

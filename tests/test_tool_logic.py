@@ -11,8 +11,10 @@ from agent_core.loop.preview import partial_arguments
 from agent_core.tools import default_toolset
 from agent_core.tools.base import FileTracker
 from agent_core.tools.edit_file import Replacement, apply_edits
+from agent_core.tools.images import MAX_IMAGE_BYTES, MAX_IMAGE_SIDE, Picture, load, sniff
 from agent_core.tools.read_file import number_lines
 from agent_core.workspace import resolve
+from tests.support.images import jpeg, png
 
 
 def test_reads_are_numbered_and_say_where_to_continue() -> None:
@@ -106,3 +108,39 @@ def test_every_tool_has_a_schema_a_kind_and_a_title_for_partial_arguments() -> N
         assert schema["type"] == "object" and tool.description
         assert tool.kind in ("read", "edit", "search", "execute", "think", "switch_mode")
         assert tool.title({}) and tool.title({"path": "a.py", "command": "ls", "pattern": "x"})
+
+
+def test_images_are_known_by_their_first_bytes_with_their_size_in_pixels() -> None:
+    webp = b"RIFF\0\0\0\0WEBP"
+    assert sniff(png(40, 30)) == Picture("image/png", "PNG", 40, 30)
+    assert sniff(jpeg(24, 16)) == Picture("image/jpeg", "JPEG", 24, 16)
+    assert sniff(b"GIF89a\x0a\x00\x05\x00" + bytes(8)) == Picture("image/gif", "GIF", 10, 5)
+    lossy = webp + b"VP8 " + bytes(10) + (300).to_bytes(2, "little") + (200).to_bytes(2, "little")
+    assert sniff(lossy) == Picture("image/webp", "WebP", 300, 200)
+    bits = (300 - 1) | ((200 - 1) << 14)
+    lossless = webp + b"VP8L" + bytes(5) + bits.to_bytes(4, "little")
+    assert sniff(lossless) == Picture("image/webp", "WebP", 300, 200)
+    extended = webp + b"VP8X" + bytes(8) + (299).to_bytes(3, "little") + (199).to_bytes(3, "little")
+    assert sniff(extended) == Picture("image/webp", "WebP", 300, 200)
+    assert sniff(png(40, 30)[:20]) == Picture("image/png", "PNG")  # header cut: no size
+    assert sniff(b"\xff\xd8\xff\xe0 garbage") == Picture("image/jpeg", "JPEG")
+    for other in (b"BM\x36\x00", b"RIFF\0\0\0\0WAVE", b"<svg xmlns=", b"# README\n", b""):
+        assert sniff(other) is None
+    assert (
+        Picture("image/png", "PNG", 40, 30).describe(1234) == "PNG image, 40×30 pixels, 1,234 bytes"
+    )
+    assert Picture("image/png", "PNG").describe(5) == "PNG image, 5 bytes"
+    assert Picture("image/png", "PNG", MAX_IMAGE_SIDE + 1, 10).too_large
+
+
+def test_an_image_file_loads_within_the_limits(tmp_path: Path) -> None:
+    (tmp_path / "shot").write_bytes(png(8, 8))  # no extension: the bytes tell
+    (tmp_path / "big.png").write_bytes(png(2, 2) + bytes(MAX_IMAGE_BYTES))
+    (tmp_path / "notes.md").write_text("# not an image\n")
+    shot = load(tmp_path / "shot")
+    assert shot is not None and shot.size == len(png(8, 8)) and shot.data is not None
+    big = load(tmp_path / "big.png")
+    assert big is not None and big.data is None and big.size == len(png(2, 2)) + MAX_IMAGE_BYTES
+    assert load(tmp_path / "notes.md") is None
+    assert load(tmp_path / "missing.png") is None  # the text reader says why
+    assert load(tmp_path) is None

@@ -36,6 +36,11 @@ def from_prompt(
             parts.append(TextPart(_embedded(block["resource"])))
         elif kind == "image" and images:
             parts.append(ImagePart(block["data"], block["mimeType"]))
+        elif kind == "image":
+            raise UnsupportedContent(
+                "image content: the model cannot see images (for a model Heron does not know, "
+                'set images = true under [models."<provider>:<model>"] in config.toml)'
+            )
         else:
             raise UnsupportedContent(f"{kind} content is not supported by this agent")
     return tuple(parts)

@@ -14,6 +14,7 @@ from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_ur
 from acp_server.bridge.updates import to_iso_time, to_session_update, to_tool_call_update
 from acp_server.handlers import params
 from acp_server.handlers.commands import run_command
+from acp_server.handlers.lifecycle import accepts_images
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
@@ -25,7 +26,7 @@ from agent_core.events import (
     ToolCallUpdated,
     TurnEnded,
 )
-from agent_core.messages import TextPart, UserPart
+from agent_core.messages import ImagePart, TextPart, UserPart
 
 MAX_LINKED_BYTES = 256 * 1024
 TITLE_CHARS = 60
@@ -40,8 +41,12 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
     ticket = session.cancellations  # before any await: a cancel sent after this prompt counts
     blocks = [wire.dump(block) for block in request.prompt]
     linked = {uri: await _read_linked(uri) for uri in linked_uris(blocks)}
+    # Images are taken when the model sees them, or when `initialize` said they could be sent
+    # and the session has since switched to a model that does not: kept for a model that can,
+    # they are left out of this one's requests (``models.base.visible``), and the user told.
+    images = session.parts.choice.model.accepts_images or accepts_images(state.settings)
     try:
-        parts = from_prompt(blocks, linked, images=session.parts.choice.model.accepts_images)
+        parts = from_prompt(blocks, linked, images=images)
     except UnsupportedContent as exc:
         raise RpcError.invalid_params(str(exc)) from None
     async with session.turn_lock:
@@ -50,6 +55,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
             return {"stopReason": "cancelled"}
         session.parts.transcript.user_prompt(blocks)
         await _tell_about_changed_instructions(state, session)
+        await _tell_about_unseen_images(state, session, parts)
         failure: Exception | None = None
         async with session.parts.writes.running():  # the answer waits for the writes, not the turn
             try:
@@ -161,9 +167,24 @@ async def _tell_about_changed_instructions(state: ServerState, session: Session)
         notice = NoticeRaised(
             "info", f"{names} changed", "It applies from the next session, or now after /reload."
         )
-        notices = state.client.can("session", "notices")
-        if (update := to_session_update(notice, notices=notices)) is not None:
-            await session.parts.send(update)
+        await _tell(state, session, notice)
+
+
+async def _tell_about_unseen_images(
+    state: ServerState, session: Session, parts: tuple[UserPart, ...]
+) -> None:
+    model = session.parts.choice.model
+    if model.accepts_images or not any(isinstance(p, ImagePart) for p in parts):
+        return
+    about = f"{model.name} cannot see images; it is told one was attached. A model that can see "
+    about += "them gets the image (/model)."
+    await _tell(state, session, NoticeRaised("warning", "Image left out", about))
+
+
+async def _tell(state: ServerState, session: Session, notice: NoticeRaised) -> None:
+    notices = state.client.can("session", "notices")
+    if (update := to_session_update(notice, notices=notices)) is not None:
+        await session.parts.send(update)
 
 
 async def _name_the_session(
@@ -197,6 +218,10 @@ async def _read_linked(uri: str) -> str:
             data = await f.read(MAX_LINKED_BYTES + 1)
     except OSError as exc:
         return f"(cannot read {path}: {exc.strerror})"
+    from agent_core.tools.images import sniff
+
+    if picture := sniff(data):
+        return f"({picture.describe((await path.stat()).st_size)}; read_file shows it)"
     if b"\0" in data[:8192]:
         return "(binary file; not shown)"
     text = data[:MAX_LINKED_BYTES].decode("utf-8", errors="replace")

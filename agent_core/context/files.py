@@ -1,27 +1,17 @@
 """The project's own instructions for agents: AGENTS.md and its kin, found from the session's
-workspace (never from the process directory), capped in size and screened for injection."""
+workspace (never from the process directory), capped in size and screened for injection
+(``screen.py``)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent_core.context.screen import screen
 
 NAMES = ("AGENTS.md", "HERON.md", "CLAUDE.md", ".cursorrules", ".github/copilot-instructions.md")
 MAX_FILE_CHARS = 20_000
 MAX_TOTAL_CHARS = 60_000
-INJECTION = re.compile(
-    r"ignore\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier)\s+(instructions|prompts?|rules)"
-    r"|disregard\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|system)\s+(instructions|prompts?)"
-    r"|forget\s+(all\s+)?(your|previous)\s+instructions"
-    r"|you\s+are\s+now\s+(in\s+)?(developer|dan|jailbreak|unrestricted)"
-    r"|<\|im_start\|>|<\|system\|>|\[\[system\]\]|BEGIN\s+SYSTEM\s+PROMPT"
-    r"|(send|upload|post|exfiltrate)\s+(the\s+|all\s+|your\s+)?(api\s+keys?|secrets?|credentials|tokens?|\.env)",
-    re.IGNORECASE,
-)
-INVISIBLE = re.compile(
-    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
-)
 
 
 @dataclass(frozen=True)
@@ -56,15 +46,6 @@ def read_context_file(path: Path) -> ContextFile:
     if len(text) > MAX_FILE_CHARS:
         text = text[:MAX_FILE_CHARS] + f"\n\n[{path.name} cut at {MAX_FILE_CHARS:,} characters]"
     return ContextFile(path, text)
-
-
-def screen(text: str) -> str | None:
-    """Why ``text`` must not reach the model as instructions, or None."""
-    if INVISIBLE.search(text.lstrip("\ufeff")):
-        return "it contains invisible Unicode characters that can hide instructions"
-    if match := INJECTION.search(text):
-        return f"it looks like a prompt injection ({match.group(0)!r})"
-    return None
 
 
 def render_context_files(files: list[ContextFile]) -> str:

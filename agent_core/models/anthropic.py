@@ -25,7 +25,7 @@ from agent_core.messages import (
     Usage,
 )
 from agent_core.models.assembly import ResponseAssembler
-from agent_core.models.base import FinishReason, ModelRequest, StreamEvent
+from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, visible
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.faults import after_start, error_message, from_status
 
@@ -128,7 +128,7 @@ def to_anthropic_params(model_id: str, request: ModelRequest, info: ModelInfo) -
         "model": model_id,
         "max_tokens": min(request.max_tokens, info.max_output_tokens),
         "system": [{"type": "text", "text": request.system, "cache_control": CACHE}],
-        "messages": to_anthropic_messages(request.messages),
+        "messages": to_anthropic_messages(visible(request.messages, info.images)),
     }
     if request.tools:
         tools = [

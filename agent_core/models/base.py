@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
-from agent_core.messages import AssistantMessage, Message, Usage
+from agent_core.messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    TextPart,
+    ToolResultPart,
+    Usage,
+    UserMessage,
+    UserPart,
+)
 
 FinishReason = Literal["end_turn", "tool_use", "max_tokens", "refusal"]
 
@@ -115,3 +124,30 @@ class Model(Protocol):
         Raises ``ModelError`` subclasses; cancellation stops the stream at once.
         """
         ...
+
+
+UNSEEN_IMAGE = "[an image was here; this model cannot see images]"
+
+
+def visible(messages: tuple[Message, ...], images: bool) -> tuple[Message, ...]:
+    """``messages`` as a model takes them: for one that cannot see ``images`` (the conversation
+    may have begun with one that could, or a fallback took over), each image becomes a note, so
+    the request stays valid and the model knows something was there."""
+    if images:
+        return messages
+    return tuple(_unseen(m) if isinstance(m, UserMessage) else m for m in messages)
+
+
+def _unseen(message: UserMessage) -> UserMessage:
+    if not any(isinstance(p, ImagePart) or getattr(p, "images", ()) for p in message.parts):
+        return message
+    parts: list[UserPart] = []
+    for part in message.parts:
+        if isinstance(part, ImagePart):
+            parts.append(TextPart(UNSEEN_IMAGE))
+        elif isinstance(part, ToolResultPart) and part.images:
+            note = f"[{len(part.images)} image(s) left out; this model cannot see images]"
+            parts.append(replace(part, content=f"{part.content}\n{note}".strip(), images=()))
+        else:
+            parts.append(part)
+    return UserMessage(tuple(parts))

@@ -24,7 +24,7 @@ from agent_core.messages import (
     Usage,
 )
 from agent_core.models.assembly import ResponseAssembler
-from agent_core.models.base import FinishReason, ModelRequest, StreamEvent
+from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, visible
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.faults import after_start, error_message, from_status
 
@@ -131,7 +131,7 @@ def to_responses_params(model_id: str, request: ModelRequest, info: ModelInfo) -
     params: dict[str, Any] = {
         "model": model_id,
         "instructions": request.system,
-        "input": to_responses_input(request.messages),
+        "input": to_responses_input(visible(request.messages, info.images)),
         "max_output_tokens": min(request.max_tokens, info.max_output_tokens),
         "store": False,
     }

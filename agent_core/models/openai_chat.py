@@ -20,7 +20,7 @@ from agent_core.messages import (
     Usage,
 )
 from agent_core.models.assembly import ResponseAssembler
-from agent_core.models.base import FinishReason, ModelRequest, StreamEvent
+from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, visible
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.openai import OpenAIClient
 
@@ -87,7 +87,7 @@ def to_chat_params(model_id: str, request: ModelRequest, info: ModelInfo) -> dic
         "model": model_id,
         "messages": [
             {"role": "system", "content": request.system},
-            *to_chat_messages(request.messages),
+            *to_chat_messages(visible(request.messages, info.images)),
         ],
         "max_tokens": min(request.max_tokens, info.max_output_tokens),
         "stream_options": {"include_usage": True},
@@ -136,7 +136,10 @@ def to_chat_messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
                 messages.append(
                     {"role": "tool", "tool_call_id": part.call_id, "content": part.content}
                 )
-                content.extend(_image_url(image) for image in part.images)
+                if part.images:
+                    label = f"The image(s) the {part.call_id} tool call returned:"
+                    content.append({"type": "text", "text": label})
+                    content.extend(_image_url(image) for image in part.images)
             elif isinstance(part, TextPart):
                 content.append({"type": "text", "text": part.text})
             else:
