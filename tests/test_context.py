@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_core.context.files import find_context_files, read_context_file
-from agent_core.context.screen import normal_form, screen
+from agent_core.safety.injection import normal_form, screen
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
 from tests.support.raw import RawAgent
 
@@ -131,7 +131,7 @@ def test_a_lookalike_agents_md_is_left_out_and_the_folding_loads_only_when_neede
     blocked = read_context_file(tmp_path / "AGENTS.md")
     assert blocked.text == "" and blocked.blocked is not None
     code = (
-        "import sys; from agent_core.context.screen import screen;"
+        "import sys; from agent_core.safety.injection import screen;"
         "screen('Plain ASCII rules. ' * 1000); print('decancer_py' in sys.modules);"
         "screen('\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac'); print('decancer_py' in sys.modules)"
     )

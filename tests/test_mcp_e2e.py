@@ -215,7 +215,9 @@ def test_broken_servers_never_hold_up_the_session(
         stop, updates = editor.prompt(session_id, "add")
         assert stop == "end_turn"
         told = notices(editor, updates)
-        assert len(told) == 2, told
+        assert len(told) == 3, told
+        [poisoned] = [n for n in told if "tool notes left out" in n]  # its description instructs
+        assert "MCP server local" in poisoned and "prompt injection" in poisoned
         [broken] = [n for n in told if "broken" in n]
         assert "did not start" in broken and "DATABASE_URL is not set" in broken
         [slow] = [n for n in told if "slow" in n]
@@ -224,9 +226,8 @@ def test_broken_servers_never_hold_up_the_session(
             and "starting up very slowly" in slow
         )
         tools = {t["name"] for t in fake.requests[0].body["tools"]}
-        assert "mcp__local__add" in tools and not any(
-            t.startswith(("mcp__broken", "mcp__slow")) for t in tools
-        )
+        assert "mcp__local__add" in tools and "mcp__local__notes" not in tools
+        assert not any(t.startswith(("mcp__broken", "mcp__slow")) for t in tools)
         assert "20 + 22 = 42" in json.dumps(fake.requests[1].body["messages"][-1])
 
 

@@ -42,10 +42,15 @@ async def run_command(state: ServerState, session: Session, text: str) -> str | 
     if command is None:
         return text
     if command.template is not None:
-        return expand(command, arguments)
-    if name == "init":
+        from agent_core.safety.injection import screen
+
+        if (problem := screen(command.template)) is None:
+            return expand(command, arguments)
+        reply = f"/{name} was not run: its template (a file in a commands folder) {problem}."
+    elif name == "init":
         return INIT_PROMPT + (f"\n\nAlso: {arguments}" if arguments else "")
-    reply = await _builtin(state, session, name, arguments)
+    else:
+        reply = await _builtin(state, session, name, arguments)
     await session.parts.send(
         {
             "sessionUpdate": "agent_message_chunk",

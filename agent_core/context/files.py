@@ -1,13 +1,13 @@
 """The project's own instructions for agents: AGENTS.md and its kin, found from the session's
 workspace (never from the process directory), capped in size and screened for injection
-(``screen.py``)."""
+(``safety/injection.py``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_core.context.screen import screen
+from agent_core.safety.injection import screen
 
 NAMES = ("AGENTS.md", "HERON.md", "CLAUDE.md", ".cursorrules", ".github/copilot-instructions.md")
 MAX_FILE_CHARS = 20_000

@@ -10,6 +10,7 @@ deadline, lifted once the server has answered, so a server that hangs at start-u
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import math
 import os
@@ -96,7 +97,7 @@ class McpConnection:
                 try:
                     await anyio.to_thread.run_sync(_import_sdk)  # ~0.5 s, off the event loop
                     async with self._open(errlog) as client:
-                        self.tools = await _list_tools(client)
+                        self.tools = await self._screened(await _list_tools(client))
                         self._client, scope.deadline = client, math.inf
                         self.settled.set()
                         log.info(
@@ -182,6 +183,23 @@ class McpConnection:
                 Client(streamable_http_client(spec.url, http_client=http)) as client,
             ):
                 yield client
+
+    async def _screened(self, tools: tuple[RemoteTool, ...]) -> tuple[RemoteTool, ...]:
+        """The tools, less those whose descriptions try to instruct the model (the model reads
+        them as it reads the system prompt); the user is told of each left out."""
+        from agent_core.safety.injection import screen
+
+        kept: list[RemoteTool] = []
+        for tool in tools:
+            schema = json.dumps(tool.input_schema, ensure_ascii=False)
+            problem = screen("\n".join((tool.title or "", tool.description, schema)))
+            if problem is None:
+                kept.append(tool)
+                continue
+            log.warning("MCP server %s: tool %s left out: %s", self.name, tool.name, problem)
+            title = f"MCP server {self.name}: tool {tool.name} left out"
+            await self._report(NoticeRaised("warning", title, f"Its description: {problem}."))
+        return tuple(kept)
 
     async def _fail(self, problem: str) -> None:
         if self.problem is not None:
