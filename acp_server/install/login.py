@@ -11,7 +11,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from agent_core.config import DEFAULT_MODELS, load_settings, store_api_key
+from agent_core.config import load_settings
+from agent_core.config_keys import DEFAULT_MODELS, store_api_key
 from agent_core.errors import ConfigError
 
 PROVIDERS = ("anthropic", "openai", "openai-chat")
