@@ -288,7 +288,7 @@ class _SessionWiring:
 
     def read_only(self, argv: list[str]) -> list[str]:
         """``argv`` in the session's sandbox, changing nothing (Heron's own git calls)."""
-        return self.sandbox.launch(argv, writable=False).argv
+        return self.sandbox.launch(argv, writable=False, tether=False).argv  # waited for
 
     def confined_server(self, argv: list[str], environment: Mapping[str, str]) -> list[str]:
         """An MCP server's command line in the session's sandbox (``[sandbox] mcp_servers``):

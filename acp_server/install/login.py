@@ -49,6 +49,10 @@ def run_login(
         out.write(f"{exc}\n")
         return 1
     out.write(f"Saved your {provider} key in {file} (readable only by you).\n")
+    out.write(
+        "A running `heron acp` picks it up at its next session or prompt, no restart needed "
+        "(a key set in its environment still comes first).\n"
+    )
     try:
         model = load_settings().model or DEFAULT_MODELS[provider]
     except ConfigError as exc:  # the key is saved; something else in the file needs fixing
