@@ -90,10 +90,11 @@ def main(argv: list[str]) -> int:
         watches = (_pidfd(heron), _pidfd(me))  # opened before the fork: no pid can be recycled
     except ProcessLookupError:
         return 128 + signals.SIGKILL  # Heron is already gone: the command does not start
+    leads = (os.getpgrp() == me, os.getsid(0) == me)  # Heron started it in a new session
     helper = os.fork()
     if helper == 0:
         if os.fork() == 0:
-            _watch(heron, me, watches, signals.SIGKILL)
+            _watch(heron, me, watches, leads, signals.SIGKILL)
         os._exit(0)  # the watcher is left without a parent: it is nobody's child to reap
     os.waitpid(helper, 0)
     for number in (signals.SIGPIPE, signals.SIGXFSZ):
@@ -105,10 +106,17 @@ def main(argv: list[str]) -> int:
         return NOT_FOUND if isinstance(exc, FileNotFoundError) else NOT_RUNNABLE
 
 
-def _watch(heron: int, command: int, watches: tuple[int | None, int | None], kill: int) -> None:
-    """The watcher: until the command's group is empty, or Heron ends; never returns."""
+def _watch(
+    heron: int,
+    command: int,
+    watches: tuple[int | None, int | None],
+    leads: tuple[bool, bool],
+    kill: int,
+) -> None:
+    """The watcher: until the command's group is empty, or Heron ends; never returns.
+    ``leads``: whether the command leads its process group, and its session."""
     try:
-        leads_group, leads_session = os.getpgid(command) == command, os.getsid(0) == command
+        leads_group, leads_session = leads
         os.setpgid(0, 0)  # a group of its own: Heron's signals to the command's miss it
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # no end of the command's pipes stays open here
