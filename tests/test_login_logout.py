@@ -148,7 +148,8 @@ def test_logout_says_a_key_from_the_environment_cannot_be_removed(
 ) -> None:
     config = Path(user["HERON_HOME"]) / "config.toml"
     config.write_text(CONFIG.format(url="http://127.0.0.1:9"))
-    with RawAgent({**user, "ANTHROPIC_API_KEY": "sk-ant-env-0123456789"}) as agent:
+    keys = {"ANTHROPIC_API_KEY": "sk-ant-env-0123456789", "OPENAI_API_KEY": "sk-unused-0123"}
+    with RawAgent({**user, **keys}) as agent:  # the model is Anthropic's: OpenAI's does not count
         agent.initialize()
         error = agent.request("logout", {})["error"]
         assert "ANTHROPIC_API_KEY" in error["message"] and "still logged in" in error["message"]

@@ -63,8 +63,8 @@ def require_credentials(state: ServerState) -> None:
 
 async def logout(state: ServerState, raw: Any) -> dict[str, Any]:
     """Take the keys ``heron login`` saved out of ``config.toml``; then new sessions, and the
-    next prompt of open ones, ask for authentication again. A key in the environment is out
-    of Heron's reach: that is an error saying which variable to unset."""
+    next prompt of open ones, ask for authentication again. A key the configured models would
+    still get from the environment is out of Heron's reach: that is an error naming it."""
     from agent_core.config_keys import remove_api_keys
 
     if raw is not None:
@@ -75,7 +75,9 @@ async def logout(state: ServerState, raw: Any) -> dict[str, Any]:
         raise RpcError(INTERNAL_ERROR, f"Cannot log out: {exc}") from exc
     state.config.refresh()
     settings = state.settings
-    left = sorted({PROVIDER_ENV[p][0] for p in PROVIDER_ENV if settings.provider(p).api_key})
+    used = {spec.partition(":")[0] for spec in (settings.model or "", *settings.fallback_models)}
+    keyed = [p for p in PROVIDER_ENV if p in used and settings.provider(p).api_key]
+    left = sorted({PROVIDER_ENV[p][0] for p in keyed})  # the file has none now: the environment
     if left:
         names = " and ".join(left)
         done = f"Removed the key saved in {settings.config_file}, but" if removed else "But"
