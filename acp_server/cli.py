@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import logging
 import os
@@ -29,7 +28,7 @@ from acp_server.handlers.state import (
 from acp_server.jsonrpc.connection import SHUTDOWN_GRACE_S, Connection
 from acp_server.jsonrpc.transport import StdioTransport
 from acp_server.logs import setup_logging, trace_message
-from agent_core.config import Settings, heron_home, load_settings
+from agent_core.config import ConfigWatch, Settings, heron_home
 from agent_core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -104,44 +103,42 @@ def _run_terminal_command(args: argparse.Namespace) -> int:
 
 def run_acp(*, model: str | None = None) -> int:
     transport = StdioTransport.claim()  # first: nothing may reach the protocol stream but ACP
-    try:
-        settings = load_settings(model=model)
-    except ConfigError as exc:
-        settings = load_settings(model=model, read_file=False)  # serve; sessions report it
-        redact = _redactor(settings)
-        setup_logging(settings.log_dir, settings.log_level, trace=False, redact=redact)
-        log.error("%s", exc)
-        return _serve(transport, settings, redact, config_error=str(exc))
-    redact = _redactor(settings)
-    setup_logging(settings.log_dir, settings.log_level, trace=settings.trace, redact=redact)
-    return _serve(transport, settings, redact, config_error=None)
+    config = ConfigWatch(model=model)  # a bad config.toml: served without it, sessions say why
+    settings, redact = config.settings, _redactor(config)
+    trace = settings.trace and config.problem is None
+    setup_logging(settings.log_dir, settings.log_level, trace=trace, redact=redact)
+    if config.problem is not None:
+        log.error("%s", config.problem)
+    return _serve(transport, config, redact)
 
 
-def _redactor(settings: Settings) -> Callable[[str], str]:
+def _redactor(config: ConfigWatch) -> Callable[[str], str]:
     """What keeps secrets out of the logs and the session store; built on first use, so
-    reading the environment for secrets costs `initialize` nothing."""
+    reading the environment for secrets costs `initialize` nothing, and again when the
+    settings are read again (a key saved by `heron login` is redacted from then on)."""
 
-    @functools.cache
-    def build() -> Callable[[str], str]:
-        from agent_core.config import secrets_to_redact
-        from agent_core.safety.secrets import Redactor
+    built: list[tuple[Settings, Callable[[str], str]]] = []  # the last one, for its settings
 
-        return Redactor(secrets_to_redact(settings))
+    def redact(text: str) -> str:
+        settings, last = config.settings, built[-1] if built else None
+        if last is None or last[0] is not settings:
+            from agent_core.config import secrets_to_redact
+            from agent_core.safety.secrets import Redactor
 
-    return lambda text: build()(text)
+            last = (settings, Redactor(secrets_to_redact(settings)))
+            built[:] = [last]
+        return last[1](text)
+
+    return redact
 
 
-def _serve(
-    transport: StdioTransport,
-    settings: Settings,
-    redact: Callable[[str], str],
-    config_error: str | None,
-) -> int:
+def _serve(transport: StdioTransport, config: ConfigWatch, redact: Callable[[str], str]) -> int:
     from agent_core.sessions.sqlite import SqliteSessionStore  # cheap: sqlite loads on open()
 
+    settings = config.settings  # what the process is set up with: its home, logs, trace
     connection = Connection(transport, trace=trace_message if settings.trace else None)
     store = SqliteSessionStore(settings.sessions_db, redact)
-    build_session = _session_factory(connection, settings, store, config_error)
+    build_session = _session_factory(connection, config, store)
 
     def preload() -> None:
         store.open()  # sqlite and the migrations, before the first session/new needs them
@@ -155,7 +152,7 @@ def _serve(
         scrubbed_environment(settings.keep_environment)  # read once, while the probe waits
 
     state = ServerState(
-        connection, settings, build_session, store, preload=preload, probe=probe, warm_up=_warm_up
+        connection, config, build_session, store, preload=preload, probe=probe, warm_up=_warm_up
     )
     anyio.run(_serve_with_background, connection, state)
     anyio.run(store.close)
@@ -188,14 +185,16 @@ async def _stop_on_signal(router: AcpRouter, serving: anyio.CancelScope) -> None
 
 
 def _session_factory(
-    connection: Connection, settings: Settings, store: SessionStore, config_error: str | None
+    connection: Connection, config: ConfigWatch, store: SessionStore
 ) -> SessionFactory:
-    """How a session is assembled: the model, the tools, the store, the editor-backed ports."""
+    """How a session is assembled: the model, the tools, the store, the editor-backed ports,
+    from the settings as they are when it opens."""
 
     def build(setup: SessionSetup, client: ClientInfo, restored: Restored) -> SessionParts:
-        if config_error:
-            raise ConfigError(config_error)
-        return _SessionWiring(connection, settings, store, setup, client, restored).parts()
+        if config.problem:
+            raise ConfigError(config.problem)
+        wiring = _SessionWiring(connection, config.settings, store, setup, client, restored)
+        return wiring.parts()
 
     return build
 
@@ -252,7 +251,10 @@ class _SessionWiring:
         self.writes = WriteBehind()
         spec = restored.model or settings.model or ""
         self.choice = ModelChoice(
-            spec, create_model(spec, settings), restored.thought_level or _thought(settings)
+            spec,
+            create_model(spec, settings),
+            restored.thought_level or _thought(settings),
+            settings.credentials(spec),
         )
         self.permissions = Permissions(
             mode=restored.mode or settings.default_mode,  # type: ignore[arg-type]  # validated on the way in
@@ -291,7 +293,7 @@ class _SessionWiring:
 
     def read_only(self, argv: list[str]) -> list[str]:
         """``argv`` in the session's sandbox, changing nothing (Heron's own git calls)."""
-        return self.sandbox.launch(argv, writable=False).argv
+        return self.sandbox.launch(argv, writable=False, tether=False).argv  # waited for
 
     def confined_server(self, argv: list[str], environment: Mapping[str, str]) -> list[str]:
         """An MCP server's command line in the session's sandbox (``[sandbox] mcp_servers``):

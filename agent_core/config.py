@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +136,12 @@ class Settings:
             provider.api_key or (self.model.startswith("openai-chat:") and provider.base_url)
         )
 
+    def credentials(self, spec: str) -> tuple[ProviderSettings, ...]:
+        """The keys and endpoints a model chain (``spec`` and the fallbacks) is built with: a
+        session's model is built again when they change."""
+        names = (spec, *self.fallback_models)
+        return tuple(self.provider(name.partition(":")[0]) for name in names)
+
 
 def load_settings(
     environ: Mapping[str, str] | None = None, *, model: str | None = None, read_file: bool = True
@@ -181,10 +185,51 @@ def load_settings(
     )
 
 
+class ConfigWatch:
+    """The settings of a running server, read again when ``config.toml`` has changed.
+
+    ``heron login``, ``logout`` and the user's own edits change the file while ``heron acp``
+    runs. ``refresh()`` costs one ``stat`` when nothing changed; the file is parsed again only
+    when its modification time, size or inode differ (``heron login`` replaces it, so the
+    inode changes even within one clock tick). A file that stops being valid gives the
+    settings without it, and ``problem`` says why, as at start-up. The environment is read
+    again too, but it does not change while Heron runs.
+    """
+
+    def __init__(self, *, model: str | None = None) -> None:
+        self._model = model  # from the command line: it wins over the environment and the file
+        self._file = heron_home() / "config.toml"
+        self._seen = _stamp(self._file)  # before reading: a change meanwhile is read next time
+        self.settings, self.problem = self._load()
+
+    def refresh(self) -> bool:
+        """Read the settings again if the file changed; whether it did."""
+        stamp = _stamp(self._file)
+        if stamp == self._seen:
+            return False
+        self._seen = stamp
+        self.settings, self.problem = self._load()
+        return True
+
+    def _load(self) -> tuple[Settings, str | None]:
+        try:
+            return load_settings(model=self._model), None
+        except ConfigError as exc:  # serve without the file; sessions report it
+            return load_settings(model=self._model, read_file=False), str(exc)
+
+
 def heron_home(environ: Mapping[str, str] | None = None) -> Path:
     """Where Heron keeps its settings and sessions: ``HERON_HOME``, else ``~/.heron``."""
     env = os.environ if environ is None else environ
     return Path(env.get("HERON_HOME") or Path.home() / ".heron").expanduser()
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size, status.st_ino
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:
@@ -393,71 +438,3 @@ def secrets_to_redact(settings: Settings) -> dict[str, str]:
 def user_config_home() -> Path:
     """Where editors keep their settings on Linux (and Zed on macOS): ``$XDG_CONFIG_HOME``."""
     return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-
-
-DEFAULT_MODELS = {
-    "anthropic": "anthropic:claude-sonnet-4-5",
-    "openai": "openai:gpt-5",
-    "openai-chat": "openai-chat:gpt-4.1",
-}
-
-
-def store_api_key(home: Path, provider: str, key: str) -> Path:
-    """Write ``[providers.<provider>] api_key`` (and a ``model`` if none is set) into
-    ``config.toml``, readable by the user only; everything else in the file stays as it was.
-
-    The new text is checked before it replaces the file (atomically): a file whose providers
-    are written in a form this does not edit (inline tables, dotted keys) is left alone.
-    """
-    import tempfile  # `heron login` only: kept off the server's start-up path
-    import tomllib
-
-    file = home / "config.toml"
-    text = file.read_text(encoding="utf-8") if file.exists() else ""
-    try:
-        current = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{file} is not valid TOML ({exc}); fix it first") from exc
-    updated = _with_api_key(text, provider, key, add_model="model" not in current)
-    try:
-        written = tomllib.loads(updated).get("providers", {}).get(provider, {}).get("api_key")
-    except tomllib.TOMLDecodeError:
-        written = None
-    if written != key:
-        raise ConfigError(
-            f"cannot add the key to {file} without rewriting how it is written; add it by hand "
-            f'under [providers.{provider}] as api_key = "..."'
-        )
-    home.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=home, prefix=".config.")  # created 0600
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(updated)
-    Path(temp).replace(file)
-    return file
-
-
-def _with_api_key(text: str, provider: str, key: str, *, add_model: bool) -> str:
-    header = re.compile(rf'^\s*\[\s*providers\s*\.\s*("?){re.escape(provider)}\1\s*\]\s*(#.*)?$')
-    line = f"api_key = {_toml_string(key)}"
-    lines = text.splitlines()
-    start = next((i + 1 for i, raw in enumerate(lines) if header.match(raw)), None)
-    if start is None:
-        lines += (
-            ["", f"[providers.{provider}]", line] if lines else [f"[providers.{provider}]", line]
-        )
-    else:
-        end = next(
-            (i for i in range(start, len(lines)) if lines[i].lstrip().startswith("[")), len(lines)
-        )
-        existing = [i for i in range(start, end) if re.match(r"\s*api_key\s*=", lines[i])]
-        if existing:
-            lines[existing[0]] = line
-        else:
-            lines.insert(start, line)
-    if add_model:
-        lines.insert(0, f"model = {_toml_string(DEFAULT_MODELS[provider])}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml_string(value: str) -> str:
-    return json.dumps(value)  # a JSON string is a valid TOML basic string

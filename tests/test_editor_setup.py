@@ -214,6 +214,8 @@ def test_until_a_key_exists_sessions_say_how_to_log_in(
         ]
         refused = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})
         assert refused["error"]["code"] == -32000 and "heron login" in refused["error"]["message"]
+        config = f"{user['HERON_HOME']}/config.toml"  # the file this agent reads, not ~/.heron's
+        assert config in refused["error"]["message"] and config in login[0]["description"]
     with RawAgent(user) as agent:
         result = agent.initialize({})
         assert [m["id"] for m in result["authMethods"]] == ["api-key"]  # no terminal auth offered

@@ -18,6 +18,7 @@ from agent_core.safety.sandbox.detect import Availability
 from agent_core.safety.sandbox.policy import SandboxPolicy
 from agent_core.safety.sandbox.seatbelt import SANDBOX_EXEC, Seatbelt, profile_for
 from agent_core.safety.sandbox.settings import SandboxSettings
+from agent_core.safety.sandbox.tether import tethered
 from tests.support.sandbox import require_bubblewrap
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="bubblewrap is Linux's sandbox")
@@ -237,8 +238,11 @@ def test_without_a_sandbox_commands_still_lose_their_secrets(
         heron_home=tmp_path,
         scrubbed=("SECRET_TOKEN",),
     )
-    launch = none.launch(["/bin/sh", "-c", "echo token=$SECRET_TOKEN"], writable=True)
-    assert not launch.confined and launch.argv[:3] == ["/usr/bin/env", "-u", "SECRET_TOKEN"]
+    command = ["/bin/sh", "-c", "echo token=$SECRET_TOKEN"]
+    launch = none.launch(command, writable=True)
+    unset = ["/usr/bin/env", "-u", "SECRET_TOKEN", *command]
+    assert not launch.confined and launch.argv == tethered(unset, os.getpid())  # dies with Heron
+    assert none.launch(command, writable=True, tether=False).argv == unset  # Heron waits for it
     assert not none.sandboxed
     assert none.notice() == (
         "no sandbox (bubblewrap (bwrap) is not installed): commands ask first. "
@@ -306,10 +310,22 @@ def test_the_seatbelt_profile_passes_paths_as_parameters(tmp_path: Path) -> None
 
 
 def test_a_launch_outside_the_sandbox_is_marked(sandbox: Confinement) -> None:
-    assert sandbox.launch(["/bin/true"], writable=True).confined
+    inside = sandbox.launch(["/bin/true"], writable=True)
+    assert inside.confined and Path(inside.argv[0]).name == "bwrap"  # it dies with Heron itself
     assert sandbox.unconfined(["/bin/true"]) == Launch(
-        ["/usr/bin/env", "-u", "SECRET_TOKEN", "/bin/true"], False
+        tethered(["/usr/bin/env", "-u", "SECRET_TOKEN", "/bin/true"], os.getpid()), False
     )
+
+
+def test_seatbelt_launches_are_tethered(workspace: Path, home: Path, tmp_path: Path) -> None:
+    """macOS has no parent-death signal: sandbox-exec runs behind the tether."""
+    seatbelt = Confinement(
+        Availability(Seatbelt()), SandboxSettings(), (workspace,), home=home, heron_home=tmp_path
+    )
+    argv = seatbelt.launch(["/bin/true"], writable=True).argv
+    assert argv[: len(tethered([], 0)) - 1] == tethered([], 0)[:-1]
+    assert argv[argv.index(str(os.getpid())) + 1] == SANDBOX_EXEC
+    seatbelt.close()
 
 
 def _wait(condition: object, timeout: float = 10.0) -> None:

@@ -56,7 +56,7 @@ def test_batch_gets_one_invalid_request(agent_env: dict[str, str], workspace: Pa
 def test_unknown_methods_get_method_not_found(agent_env: dict[str, str], workspace: Path) -> None:
     with RawAgent(agent_env) as agent:
         agent.initialize()
-        for method in ("session/teleport", "_tck/does_not_exist", "session/archive", "logout"):
+        for method in ("session/teleport", "_tck/does_not_exist", "session/archive", "auth/logout"):
             error = agent.request(method, {}, check=False)["error"]
             assert error["code"] == METHOD_NOT_FOUND, method
             assert method in error["message"]

@@ -56,11 +56,12 @@ async def set_config_option(state: ServerState, raw: Any) -> dict[str, Any]:
 async def switch_model(state: ServerState, session: Session, spec: str) -> None:
     from agent_core.models.registry import create_model
 
+    state.config.refresh()  # a key saved since the session opened
     try:
         model = create_model(spec, state.settings)
     except HeronError as exc:
         raise RpcError.invalid_params(f"cannot use {spec!r}: {exc}") from exc
-    session.switch_model(spec, model)
+    session.switch_model(spec, model, state.settings.credentials(spec))
     await state.store.update(session.id, model=spec)
 
 

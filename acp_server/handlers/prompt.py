@@ -13,6 +13,7 @@ import anyio
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
 from acp_server.bridge.updates import to_iso_time, to_session_update, to_tool_call_update
 from acp_server.handlers import params
+from acp_server.handlers.auth import follow_credentials
 from acp_server.handlers.commands import run_command
 from acp_server.handlers.lifecycle import accepts_images
 from acp_server.handlers.state import ServerState, Session
@@ -53,6 +54,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
         await _wait_for_mcp_servers(state, session)
         if session.cancellations != ticket:  # cancelled while queued: do not run stale work
             return {"stopReason": "cancelled"}
+        follow_credentials(state, session)  # a login or logout since the last prompt
         session.parts.transcript.user_prompt(blocks)
         await _tell_about_changed_instructions(state, session)
         await _tell_about_unseen_images(state, session, parts)

@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from acp_server.handlers import lifecycle, sessions
+from acp_server.handlers import auth, lifecycle, sessions
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.jsonrpc.values import as_object
@@ -36,7 +36,8 @@ MODES = "acp_server.handlers.modes"
 STORED = "acp_server.handlers.stored"
 REQUESTS: dict[str, RequestHandler] = {
     "initialize": lifecycle.initialize,
-    "authenticate": lifecycle.authenticate,
+    "authenticate": auth.authenticate,
+    "logout": auth.logout,
     "session/new": sessions.new_session,
     "session/prompt": deferred(PROMPT, "prompt"),
     "session/set_mode": deferred(MODES, "set_mode"),

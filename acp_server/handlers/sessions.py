@@ -7,8 +7,8 @@ from typing import Any
 
 from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.handlers import params
+from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
-from acp_server.handlers.lifecycle import require_credentials
 from acp_server.handlers.state import Restored, ServerState, Session, SessionSetup
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError

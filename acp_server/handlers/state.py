@@ -14,7 +14,7 @@ from acp_server.bridge.modes import SessionOptions, session_options
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RESOURCE_NOT_FOUND, RpcError
 from acp_server.jsonrpc.values import as_object
-from agent_core.config import Settings
+from agent_core.config import ConfigWatch, ProviderSettings, Settings
 from agent_core.mcp.servers import McpServerSpec
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
@@ -64,6 +64,7 @@ class ModelChoice:
     spec: str  # "<provider>:<model>"
     model: Model
     thought_level: str = "default"  # or "low" | "medium" | "high"
+    credentials: tuple[ProviderSettings, ...] = ()  # what the model was built with
 
     @property
     def reasoning_effort(self) -> str | None:
@@ -145,8 +146,11 @@ class Session:
             self.parts.sandbox.describe(),
         )
 
-    def switch_model(self, spec: str, model: Model) -> None:
-        self.parts.choice.spec, self.parts.choice.model = spec, model
+    def switch_model(
+        self, spec: str, model: Model, credentials: tuple[ProviderSettings, ...]
+    ) -> None:
+        choice = self.parts.choice
+        choice.spec, choice.model, choice.credentials = spec, model, credentials
         if self._agent is not None:
             self._agent.model = model
 
@@ -165,7 +169,7 @@ class Session:
 @dataclass
 class ServerState:
     connection: Connection
-    settings: Settings
+    config: ConfigWatch  # the settings, read again when config.toml changes
     build_session: SessionFactory
     store: SessionStore
     preload: Callable[[], None] = lambda: None  # once `initialize` is answered: the turn machinery
@@ -175,6 +179,11 @@ class ServerState:
     background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections
     sessions: dict[str, Session] = field(default_factory=dict[str, Session])
     _done: set[str] = field(default_factory=set[str])
+
+    @property
+    def settings(self) -> Settings:
+        """The settings as last read (``config.refresh()`` reads them again if they changed)."""
+        return self.config.settings
 
     async def run_once(self, name: str, work: Callable[[], None]) -> None:
         """Run ``work`` (imports, mostly) in a worker thread, the first time only."""

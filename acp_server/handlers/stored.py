@@ -10,8 +10,8 @@ from typing import Any
 from acp_server.bridge.transcript import replay
 from acp_server.bridge.updates import to_iso_time, to_session_update
 from acp_server.handlers import params
+from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
-from acp_server.handlers.lifecycle import require_credentials
 from acp_server.handlers.sessions import session_reply
 from acp_server.handlers.state import (
     Restored,

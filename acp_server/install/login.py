@@ -11,7 +11,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from agent_core.config import DEFAULT_MODELS, load_settings, store_api_key
+from agent_core.config import load_settings
+from agent_core.config_keys import DEFAULT_MODELS, store_api_key
 from agent_core.errors import ConfigError
 
 PROVIDERS = ("anthropic", "openai", "openai-chat")
@@ -48,6 +49,10 @@ def run_login(
         out.write(f"{exc}\n")
         return 1
     out.write(f"Saved your {provider} key in {file} (readable only by you).\n")
+    out.write(
+        "A running `heron acp` picks it up at its next session or prompt, no restart needed "
+        "(a key set in its environment still comes first).\n"
+    )
     try:
         model = load_settings().model or DEFAULT_MODELS[provider]
     except ConfigError as exc:  # the key is saved; something else in the file needs fixing

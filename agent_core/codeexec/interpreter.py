@@ -69,7 +69,7 @@ async def _unusable(
 ) -> str | None:
     """Why ``python`` cannot run scripts, or None. It runs as scripts will: scrubbed
     environment, in the sandbox (read-only, for a question this small)."""
-    launch = sandbox.launch([str(python), "-c", PROBE], writable=False)
+    launch = sandbox.launch([str(python), "-c", PROBE], writable=False, tether=False)
     try:
         with anyio.fail_after(PROBE_TIMEOUT_S):
             done = await anyio.run_process(

@@ -33,6 +33,10 @@ class Bubblewrap:
     def refusals(self) -> tuple[str, ...]:
         return ("Read-only file system",)
 
+    @property
+    def dies_with_parent(self) -> bool:
+        return True  # --die-with-parent, and the PID namespace ends with its first process
+
     def command(
         self, argv: Sequence[str], policy: SandboxPolicy, unset: Sequence[str] = ()
     ) -> list[str]:

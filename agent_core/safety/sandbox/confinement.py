@@ -36,6 +36,7 @@ from agent_core.safety.process import protect_own_memory
 from agent_core.safety.sandbox.detect import Availability
 from agent_core.safety.sandbox.policy import SandboxPolicy
 from agent_core.safety.sandbox.settings import SandboxSettings
+from agent_core.safety.sandbox.tether import tethered
 
 ENV = "/usr/bin/env"
 # Sockets of services that would do for a sandboxed process what it may not do itself.
@@ -134,25 +135,32 @@ class Confinement:
         writable: bool,
         extra: Sequence[Path] = (),
         needs: Sequence[Path] = (),
+        tether: bool = True,
     ) -> Launch:
         """``argv`` as it runs: in the sandbox (the workspace and ``extra`` writable unless
-        ``writable`` is False; ``needs`` visible), or outside it when there is none."""
+        ``writable`` is False; ``needs`` visible), or outside it when there is none. Either
+        way it dies with Heron (``tether=False``: a call Heron waits for, with a time limit,
+        need not pay for that outside bubblewrap)."""
         protect_own_memory()
         if self._mechanism is None:
-            return self.unconfined(argv)
+            return self.unconfined(argv, tether=tether)
         policy = self.policy(writable=writable, extra=extra, needs=needs)
         if fresh := [p for p in policy.uncreatable if not self._in_use[p]]:
             with (self._private()[0].parent / PLACEHOLDERS).open("a", encoding="utf-8") as log:
                 log.writelines(f"{path}\n" for path in fresh)  # for the sweep, after a crash
         self._in_use.update(policy.uncreatable)
         command = self._mechanism.command(argv, policy, self._unset)
+        if tether and not self._mechanism.dies_with_parent:
+            command = tethered(command, os.getpid())
         return Launch(command, True, policy.uncreatable)
 
-    def unconfined(self, argv: Sequence[str]) -> Launch:
-        """``argv`` outside the sandbox: only the secret variables are taken away."""
+    def unconfined(self, argv: Sequence[str], *, tether: bool = True) -> Launch:
+        """``argv`` outside the sandbox: only the secret variables are taken away; tethered to
+        Heron, so that what it starts dies with Heron (``sandbox/tether.py``)."""
         protect_own_memory()
         unset = [part for name in self._unset for part in ("-u", name)]
-        return Launch([ENV, *unset, *argv] if unset else list(argv), False)
+        command = [ENV, *unset, *argv] if unset else list(argv)
+        return Launch(tethered(command, os.getpid()) if tether else command, False)
 
     def release(self, launch: Launch) -> None:
         """The launched process is gone: remove the placeholders nothing else uses."""

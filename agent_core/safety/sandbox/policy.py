@@ -40,6 +40,11 @@ class Mechanism(Protocol):
         """What a refused file operation prints under it ("Read-only file system")."""
         ...
 
+    @property
+    def dies_with_parent(self) -> bool:
+        """Whether everything it runs ends when the process that started it does."""
+        ...
+
     def command(
         self, argv: Sequence[str], policy: SandboxPolicy, unset: Sequence[str] = ()
     ) -> list[str]:

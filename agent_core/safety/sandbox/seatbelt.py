@@ -59,6 +59,10 @@ class Seatbelt:
     def refusals(self) -> tuple[str, ...]:
         return ("Operation not permitted",)
 
+    @property
+    def dies_with_parent(self) -> bool:
+        return False  # macOS has no parent-death signal: the tether stands in for one
+
     def command(
         self, argv: Sequence[str], policy: SandboxPolicy, unset: Sequence[str] = ()
     ) -> list[str]:
