@@ -132,10 +132,11 @@ def _serve(
     redact: Callable[[str], str],
     config_error: str | None,
 ) -> int:
+    from agent_core.sessions.resilient import ResilientStore
     from agent_core.sessions.sqlite import SqliteSessionStore  # cheap: sqlite loads on open()
 
     connection = Connection(transport, trace=trace_message if settings.trace else None)
-    store = SqliteSessionStore(settings.sessions_db, redact)
+    store = ResilientStore(SqliteSessionStore(settings.sessions_db, redact))  # never fails a turn
     build_session = _session_factory(connection, settings, store, config_error)
 
     def preload() -> None:
@@ -255,6 +256,7 @@ class _SessionWiring:
             rules=JsonRuleStore(settings.permissions_file, setup.cwd),
             on_mode_change=self.mode_changed,
             sandboxed=self.sandbox.sandboxed,
+            on_notice=self.report,
         )
         self.terminal = (
             EditorTerminal(connection, setup.session_id)
@@ -342,7 +344,12 @@ class _SessionWiring:
             await self.send(update)
 
     async def search_sessions(self, query: str, limit: int) -> list[str]:
-        hits = await self.store.search(query, cwd=self.setup.cwd, limit=limit)
+        from agent_core.errors import StorageError, ToolError
+
+        try:
+            hits = await self.store.search(query, cwd=self.setup.cwd, limit=limit)
+        except StorageError as exc:
+            raise ToolError(f"The session history cannot be searched: {exc}") from exc
         others = [h for h in hits if h.session_id != self.setup.session_id]
         return [f"{h.title or 'Untitled'} ({h.session_id}): {h.snippet}" for h in others]
 

@@ -7,6 +7,7 @@ purpose: ``pydantic-settings`` costs ~120 ms to import, more than the whole budg
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -405,7 +406,10 @@ def store_api_key(home: Path, provider: str, key: str) -> Path:
     import tomllib
 
     file = home / "config.toml"
-    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    try:
+        text = file.read_text(encoding="utf-8") if file.exists() else ""
+    except OSError as exc:
+        raise ConfigError(f"cannot read {file}: {exc.strerror or exc}") from exc
     try:
         current = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -420,11 +424,19 @@ def store_api_key(home: Path, provider: str, key: str) -> Path:
             f"cannot add the key to {file} without rewriting how it is written; add it by hand "
             f'under [providers.{provider}] as api_key = "..."'
         )
-    home.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=home, prefix=".config.")  # created 0600
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(updated)
-    Path(temp).replace(file)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=home, prefix=".config.")  # created 0600
+    except OSError as exc:
+        raise ConfigError(f"cannot write {file}: {exc.strerror or exc}; nothing changed") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(updated)
+        Path(temp).replace(file)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            Path(temp).unlink()  # a full disk leaves no half-written file behind
+        raise ConfigError(f"cannot write {file}: {exc.strerror or exc}; nothing changed") from exc
     return file
 
 
