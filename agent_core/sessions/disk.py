@@ -9,15 +9,18 @@ was moved aside. Nothing else is ever moved: a busy, full or read-only database 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import stat
 import time
 from pathlib import Path
 
+SQLITE_HEADER = b"SQLite format 3\x00"
 ASIDE_MARK = "-unreadable-"
 SIDE_FILES = ("-wal", "-shm")  # SQLite's companions of a database, named after it
 FULL_BELOW_BYTES = 1 << 20
+MOVED_NEXT_TIME = "Heron moves it aside, unchanged, and starts a new history when it next runs"
 
 # SQLite's primary result codes that mean the file or the disk, not the query.
 SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_NOMEM, SQLITE_READONLY = 3, 5, 6, 7, 8
@@ -59,11 +62,23 @@ def not_a_file(path: Path) -> str | None:
     when it is a regular file or nothing at all."""
     try:
         mode = path.stat().st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return "a broken link" if path.is_symlink() else None
     if stat.S_ISREG(mode):
         return None
     return "a folder, not a file" if stat.S_ISDIR(mode) else "not a regular file"
+
+
+def not_a_database(path: Path) -> str | None:
+    """Why the file at ``path`` is not an SQLite database, judged by its first bytes before
+    SQLite opens it (SQLite deletes a ``-wal`` it cannot use when it closes), or None. An empty
+    file is an empty database."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return None
+    return "file is not a database" if head and head != SQLITE_HEADER else None
 
 
 def identity(path: Path) -> tuple[int, int] | None:
@@ -130,3 +145,38 @@ def _likely_io_cause(path: Path) -> str | None:
     if limit != resource.RLIM_INFINITY:
         return f"the file size limit is {limit:,} bytes"
     return None
+
+
+def diagnose(path: Path) -> tuple[bool, str]:
+    """Whether the history at ``path`` can be used, and what to say about it (``heron doctor``):
+    opened read-only and checked, never moved or changed."""
+    import sqlite3
+
+    problem = not_a_file(path)
+    if problem is not None:
+        return False, f"{path} is {problem}; {MOVED_NEXT_TIME}"
+    if not path.exists():
+        return True, f"{path} (none yet; made with the first session)"
+    try:
+        problem = not_a_database(path)
+    except OSError as exc:
+        return False, f"{path} cannot be opened: {reason(exc, path)}"
+    if problem is not None:
+        return False, f"{path} cannot be read ({problem}); {MOVED_NEXT_TIME}"
+    try:
+        uri = f"{path.absolute().as_uri()}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+            found = [row[0] for row in db.execute("PRAGMA quick_check")]
+            if found != ["ok"]:
+                return False, (
+                    f"{path} is damaged ({found[0]}); rename it to keep it, and Heron starts "
+                    "a new history"
+                )
+            tables = [row[0] for row in db.execute("SELECT name FROM sqlite_schema")]
+            query = "SELECT count(*) FROM sessions" if "sessions" in tables else "SELECT 0"
+            count = db.execute(query).fetchone()[0]
+    except sqlite3.Error as exc:
+        if is_unreadable(exc):
+            return False, f"{path} cannot be read ({exc}); {MOVED_NEXT_TIME}"
+        return False, f"{path} cannot be opened: {reason(exc, path)}"
+    return True, f"{path} ({count} session{'s' if count != 1 else ''})"

@@ -107,7 +107,7 @@ class SqliteSessionStore:
         path = self._path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            problem = disk.not_a_file(path)
+            problem = disk.not_a_file(path) or disk.not_a_database(path)
             if problem is None:
                 seen = disk.identity(path)
                 try:
