@@ -99,7 +99,10 @@ def test_with_no_room_to_write_every_prompt_is_answered_and_the_user_told_why(
         second = agent.new_session(workspace)  # each session hears why, once
         told_after_opening(agent, second, "History not saved")
         stop, updates = agent.prompt(second, "one more")
+        listed = agent.request("session/list", {})  # nothing to list: the answer says why
         assert agent.close() == 0
+    assert listed["error"]["code"] == -32603
+    assert listed["error"]["message"].startswith("The session history is unavailable: ")
     assert f"{heron_home / 'sessions.db'}: disk I/O error" in notice
     assert "the file size limit is 0 bytes" in notice
     assert [stop for stop, _ in stops] == ["end_turn", "end_turn"] and stop == "end_turn"
@@ -232,7 +235,7 @@ def test_an_unwritable_heron_home_costs_the_saving_never_the_session(
         stop, updates = editor.prompt(session_id, "run, edit, run")
         asked = [r for r in editor.requests if r["method"] == "session/request_permission"]
         assert editor.close() == 0
-    assert f"{home / 'sessions.db'}: Not a directory" in notice
+    assert f"{home / 'sessions.db'}: {blocker} is a file, where a folder should be" in notice
     assert stop == "end_turn"
     assert (workspace / "first.txt").exists() and (workspace / "second.txt").exists()
     assert (workspace / "notes.txt").read_text() == "two\n"
@@ -246,7 +249,7 @@ def test_an_unwritable_heron_home_costs_the_saving_never_the_session(
     assert stderr.count(f"cannot write logs to {home / 'logs'}") == 1
 
     checked = doctor({**agent_env, "HERON_HOME": str(home)}, tmp_path)
-    assert f"[!!] home: cannot write {home} (Not a directory)" in checked.stdout
+    assert f"[!!] home: cannot write {home} ({blocker} is a file, where a" in checked.stdout
 
 
 def final_updates(calls: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:

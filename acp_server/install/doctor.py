@@ -13,6 +13,7 @@ from acp_server.install import jsonc
 from acp_server.install.editors import Editor, editors, installed_heron
 from agent_core.config import Settings, load_settings
 from agent_core.errors import ConfigError
+from agent_core.sessions import disk
 
 OK, PROBLEM, NOTE = "ok", "!!", "--"
 
@@ -64,8 +65,6 @@ def _model(settings: Settings, say: Any) -> None:
 def _storage(settings: Settings, say: Any) -> None:
     """Where Heron keeps its state: a folder it can write, a history it can read, and what
     was moved aside from it."""
-    from agent_core.sessions import disk
-
     home = settings.home
     problem = _unwritable(home)
     if problem:
@@ -92,7 +91,7 @@ def _unwritable(home: Path) -> str | None:
             probe.flush()
             os.fsync(probe.fileno())
     except OSError as exc:
-        return exc.strerror or str(exc)
+        return disk.reason(exc, home)
     return None
 
 

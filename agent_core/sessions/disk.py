@@ -126,12 +126,26 @@ def moved_aside(path: Path) -> list[Path]:
 def reason(exc: BaseException, path: Path) -> str:
     """``exc`` in words, for the user: the OS's or SQLite's message, and for an I/O error
     what is most likely behind it (a full disk, a file size limit)."""
+    if isinstance(exc, NotADirectoryError | FileExistsError):  # a folder that cannot be made
+        in_the_way = _file_in_the_way(Path(exc.filename or path))
+        if in_the_way is not None:
+            return f"{in_the_way} is a file, where a folder should be"
     if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
+        said = exc.strerror or str(exc)
+        named = exc.filename and Path(exc.filename) != path
+        return f"{said}: {exc.filename}" if named else said
     said = str(exc)
     if primary_code(exc) == SQLITE_IOERR and (likely := _likely_io_cause(path)):
         said += f" ({likely})"
     return said
+
+
+def _file_in_the_way(path: Path) -> Path | None:
+    """The first of ``path`` and its parents, from the top, that is there but not a folder."""
+    for step in (*reversed(path.parents), path):
+        if step.exists() and not step.is_dir():
+            return step
+    return None
 
 
 def _likely_io_cause(path: Path) -> str | None:
