@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 
 from agent_core.errors import SessionNotFound, StorageError
-from agent_core.sessions import disk
 
 if TYPE_CHECKING:  # the server builds the store before answering `initialize`: keep it cheap
     import sqlite3
@@ -103,6 +102,8 @@ class SqliteSessionStore:
 
     def _open_or_start_afresh(self) -> sqlite3.Connection:
         import sqlite3
+
+        from agent_core.sessions import disk
 
         path = self._path
         try:
@@ -337,6 +338,8 @@ class SqliteSessionStore:
             try:
                 return work(self._db)
             except Exception as exc:
+                from agent_core.sessions import disk
+
                 if not disk.is_storage_failure(exc):
                     raise  # a bug, not the disk
                 raise StorageError(f"{self._path}: {disk.reason(exc, self._path)}") from exc
