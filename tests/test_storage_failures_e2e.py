@@ -23,6 +23,7 @@ from tests.test_sessions_e2e import load
 
 NOTICES = {"session": {"notices": {}}}
 MOVED = re.compile(r"moved to (\S+\.db), unchanged")
+HERON_COMMAND = [sys.executable, "-c", "from acp_server.cli import main; raise SystemExit(main())"]
 
 
 def file_size_limit(size: int) -> Callable[[], None]:
@@ -67,19 +68,11 @@ def clean_stderr(agent: RawAgent) -> str:
     return text
 
 
-HERON_COMMAND = [sys.executable, "-c", "from acp_server.cli import main; raise SystemExit(main())"]
-
-
 def doctor(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
     home = tmp_path / "user"  # the editors' settings doctor reads: none
     home.mkdir(exist_ok=True)
     return subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from acp_server.cli import main; raise SystemExit(main())",
-            "doctor",
-        ],
+        [*HERON_COMMAND, "doctor"],
         env={**env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")},
         capture_output=True,
         text=True,
