@@ -133,11 +133,12 @@ def _redactor(config: ConfigWatch) -> Callable[[str], str]:
 
 
 def _serve(transport: StdioTransport, config: ConfigWatch, redact: Callable[[str], str]) -> int:
+    from agent_core.sessions.resilient import ResilientStore
     from agent_core.sessions.sqlite import SqliteSessionStore  # cheap: sqlite loads on open()
 
     settings = config.settings  # what the process is set up with: its home, logs, trace
     connection = Connection(transport, trace=trace_message if settings.trace else None)
-    store = SqliteSessionStore(settings.sessions_db, redact)
+    store = ResilientStore(SqliteSessionStore(settings.sessions_db, redact))  # never fails a turn
     build_session = _session_factory(connection, config, store)
 
     def preload() -> None:
@@ -262,6 +263,7 @@ class _SessionWiring:
             rules=JsonRuleStore(settings.permissions_file, setup.cwd),
             on_mode_change=self.mode_changed,
             sandboxed=self.sandbox.sandboxed,
+            on_notice=self.report,
         )
         self.terminal = (
             EditorTerminal(connection, setup.session_id)
@@ -349,7 +351,12 @@ class _SessionWiring:
             await self.send(update)
 
     async def search_sessions(self, query: str, limit: int) -> list[str]:
-        hits = await self.store.search(query, cwd=self.setup.cwd, limit=limit)
+        from agent_core.errors import StorageError, ToolError
+
+        try:
+            hits = await self.store.search(query, cwd=self.setup.cwd, limit=limit)
+        except StorageError as exc:
+            raise ToolError(f"The session history cannot be searched: {exc}") from exc
         others = [h for h in hits if h.session_id != self.setup.session_id]
         return [f"{h.title or 'Untitled'} ({h.session_id}): {h.snippet}" for h in others]
 

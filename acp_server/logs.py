@@ -11,6 +11,7 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 TRACE_LIMIT = 4000  # characters of a traced message kept in the log
@@ -40,12 +41,42 @@ def setup_logging(
         log_dir.mkdir(parents=True, exist_ok=True)
         path = log_dir / "heron.log"
         _rotate(path)
-        file = logging.FileHandler(path, encoding="utf-8")
+        file = _LogFile(path, encoding="utf-8")
     except OSError as exc:
         root.warning("cannot write logs to %s: %s", log_dir, exc)
         return
     file.setFormatter(_Redacting(FORMAT, redact))
     root.addHandler(file)
+
+
+class _LogFile(logging.FileHandler):
+    """The log file, given up the first time it cannot be written (a full disk, a size limit),
+    with one line on stderr saying so: not a traceback on stderr for every later line."""
+
+    def __init__(self, path: Path, encoding: str) -> None:
+        super().__init__(path, encoding=encoding)
+        self._given_up = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self._given_up:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        failure = sys.exc_info()[1]
+        if not isinstance(failure, OSError):
+            super().handleError(record)
+            return
+        self._given_up = True
+        stream: IO[str] | None = self.stream
+        self.stream = None  # type: ignore[assignment]  # closed for good
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+        logging.getLogger("heron").warning(
+            "cannot write %s: %s; logging to stderr only",
+            self.baseFilename,
+            failure.strerror or failure,
+        )
 
 
 def _rotate(path: Path) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from agent_core.events import Location, TextContent, ToolContent, ToolKind
+from agent_core.events import Location, NoticeRaised, TextContent, ToolContent, ToolKind
 from agent_core.modes import Mode
 
 if TYPE_CHECKING:
@@ -64,7 +64,9 @@ class RuleStore(Protocol):
     def rejected(self, category: RuleCategory = "commands") -> frozenset[str]: ...
     def remember(
         self, prefix: str, *, allow: bool, category: RuleCategory = "commands"
-    ) -> None: ...
+    ) -> str | None:
+        """None once the answer is kept for later sessions, else why it holds for this one only."""
+        ...
 
 
 class ApprovalCancelled(Exception):
@@ -81,6 +83,7 @@ class Permissions:
     on_mode_change: Callable[[Mode], Awaitable[None]]
     rejected_edits: bool = False
     sandboxed: bool = True  # commands run in a sandbox here, or none is required
+    on_notice: Callable[[NoticeRaised], Awaitable[None]] | None = None  # an answer not saved
 
     async def set_mode(self, mode: Mode) -> None:
         if mode != self.mode:
@@ -127,16 +130,28 @@ class Permissions:
 
         if outcome.decision not in ("allow_always", "reject_always"):
             return
+        problems: list[str | None] = []
         if isinstance(action, Command):
             for prefix in judge(action.command).prefixes:
-                self.rules.remember(prefix, allow=outcome.allowed)
+                problems.append(self.rules.remember(prefix, allow=outcome.allowed))
         elif isinstance(action, ToolUse):
-            self.rules.remember(action.tool, allow=outcome.allowed, category="tools")
+            problems.append(
+                self.rules.remember(action.tool, allow=outcome.allowed, category="tools")
+            )
         elif isinstance(action, Edit) and action.inside_roots:
             if outcome.allowed:
                 await self.set_mode("accept-edits")
             else:
                 self.rejected_edits = True
+        problem = next((p for p in problems if p), None)
+        if problem and self.on_notice is not None:
+            await self.on_notice(
+                NoticeRaised(
+                    "warning",
+                    "Answer not saved",
+                    f"It holds in this session, but later sessions will ask again: {problem}.",
+                )
+            )
 
 
 def options_for(action: Action, *, always: bool | None = None) -> tuple[Option, ...]:

@@ -9,6 +9,7 @@ what to change by hand. Reading settings stays in ``config.py``.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -31,7 +32,7 @@ def store_api_key(home: Path, provider: str, key: str) -> Path:
     """Write ``[providers.<provider>] api_key`` (and a ``model`` if none is set) into
     ``config.toml``; everything else in the file stays as it was."""
     file = home / "config.toml"
-    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    text = _read(file)
     current = _parse(text, file, "fix it first")
     updated = _with_api_key(text, provider, key, add_model="model" not in current)
     written = _providers(_parse_or_none(updated)).get(provider, {}).get("api_key")
@@ -50,7 +51,7 @@ def remove_api_keys(home: Path) -> tuple[str, ...]:
     file = home / "config.toml"
     if not file.exists():
         return ()
-    text = file.read_text(encoding="utf-8")
+    text = _read(file)
     current = _parse(text, file, "fix it first")
     keyed = tuple(name for name, section in _providers(current).items() if "api_key" in section)
     if not keyed:
@@ -132,14 +133,30 @@ def _parse_or_none(text: str) -> dict[str, Any] | None:
 
 
 def _replace(home: Path, file: Path, text: str) -> None:
-    """``file`` becomes ``text`` at once (a reader sees the old file or the new one), mode 0600."""
+    """``file`` becomes ``text`` at once (a reader sees the old file or the new one), mode 0600;
+    when it cannot, ``ConfigError`` says so and nothing changed (no half-written file is left)."""
     import tempfile
 
-    home.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=home, prefix=".config.")  # created 0600
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    Path(temp).replace(file)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=home, prefix=".config.")  # created 0600
+    except OSError as exc:
+        raise ConfigError(f"cannot write {file}: {exc.strerror or exc}; nothing changed") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        Path(temp).replace(file)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            Path(temp).unlink()
+        raise ConfigError(f"cannot write {file}: {exc.strerror or exc}; nothing changed") from exc
+
+
+def _read(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8") if file.exists() else ""
+    except OSError as exc:
+        raise ConfigError(f"cannot read {file}: {exc.strerror or exc}") from exc
 
 
 def _toml_string(value: str) -> str:

@@ -9,7 +9,8 @@
     │   └── ContextOverflow         the request did not fit the model's context window
     ├── ToolError                   a tool could not do what was asked; goes back to the model
     │   └── PathOutsideRoots        a path escapes the session's roots
-    └── SessionNotFound             no session with that id
+    ├── SessionNotFound             no session with that id
+    └── StorageError                the session store cannot be opened, read or written
 
 Tool failures are returned to the model as tool results, never raised out of a turn.
 """
@@ -63,3 +64,8 @@ class SessionNotFound(HeronError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"no session with id {session_id!r}")
         self.session_id = session_id
+
+
+class StorageError(HeronError):
+    """The session store cannot be used: a full disk, a folder Heron cannot write, a damaged
+    file. The message names the file and says why; a session goes on without being saved."""

@@ -3,11 +3,14 @@
 The file maps a workspace root to what the user always allows or rejects there: command prefixes
 (``allow_commands``, ``reject_commands``) and MCP tools (``allow_tools``, ``reject_tools``).
 It is re-read on every check, so an answer given in one editor window applies in the others, and
-written atomically, so a crash never leaves half a file.
+written atomically, so a crash never leaves half a file. An answer that cannot be written (a full
+disk, a ``$HERON_HOME`` that cannot be written) still holds for this store's session, and
+``remember`` says why it was not saved.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -24,20 +27,43 @@ class JsonRuleStore:
     def __init__(self, file: Path, workspace: Path) -> None:
         self._file = file
         self._workspace = str(workspace)
+        self._unsaved: dict[str, bool] = {}  # "<category>:<prefix>" -> allow, not in the file
+        self._complained: str | None = None  # the last problem reading the file, said once
 
     def allowed(self, category: RuleCategory = "commands") -> frozenset[str]:
-        return frozenset(self._entry().get(f"allow_{category}", []))
+        return self._listed(category, allow=True)
 
     def rejected(self, category: RuleCategory = "commands") -> frozenset[str]:
-        return frozenset(self._entry().get(f"reject_{category}", []))
+        return self._listed(category, allow=False)
 
-    def remember(self, prefix: str, *, allow: bool, category: RuleCategory = "commands") -> None:
+    def remember(
+        self, prefix: str, *, allow: bool, category: RuleCategory = "commands"
+    ) -> str | None:
+        """Keep the answer for the workspace: None once it is saved, else why it is not (it
+        then holds for this session only)."""
         data = self._read()
         entry = data.setdefault(self._workspace, {})
         keep, drop = (f"allow_{category}", f"reject_{category}")[:: 1 if allow else -1]
         entry[keep] = sorted({*entry.get(keep, []), prefix})
         entry[drop] = [p for p in entry.get(drop, []) if p != prefix]
-        self._write(data)
+        try:
+            self._write(data)
+        except OSError as exc:
+            self._unsaved[f"{category}:{prefix}"] = allow
+            why = f"{exc.filename or self._file}: {exc.strerror or exc}"
+            log.warning("cannot save a remembered answer in %s: %s", self._file, why)
+            return why
+        self._unsaved.pop(f"{category}:{prefix}", None)
+        return None
+
+    def _listed(self, category: RuleCategory, *, allow: bool) -> frozenset[str]:
+        key = f"allow_{category}" if allow else f"reject_{category}"
+        found = set(self._entry().get(key, []))
+        for name, allowed in self._unsaved.items():
+            kind, _, prefix = name.partition(":")
+            if kind == category:
+                (found.add if allowed == allow else found.discard)(prefix)
+        return frozenset(found)
 
     def _entry(self) -> dict[str, list[str]]:
         return self._read().get(self._workspace, {})
@@ -45,16 +71,23 @@ class JsonRuleStore:
     def _read(self) -> dict[str, dict[str, list[str]]]:
         try:
             data: Any = json.loads(self._file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # none yet, or no $HERON_HOME folder
             return {}
         except (OSError, ValueError) as exc:
-            log.warning("ignoring unreadable %s: %s", self._file, exc)
+            if str(exc) != self._complained:  # once, not on every check
+                self._complained = str(exc)
+                log.warning("ignoring unreadable %s: %s", self._file, exc)
             return {}
         return cast(dict[str, dict[str, list[str]]], data) if isinstance(data, dict) else {}
 
     def _write(self, data: dict[str, dict[str, list[str]]]) -> None:
         self._file.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=self._file.parent, prefix=".permissions.")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, sort_keys=True)
-        Path(temp).replace(self._file)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=2, sort_keys=True)
+            Path(temp).replace(self._file)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                Path(temp).unlink()  # a full disk leaves no half-written file behind
+            raise

@@ -16,6 +16,7 @@ from acp_server.handlers import params
 from acp_server.handlers.auth import follow_credentials
 from acp_server.handlers.commands import run_command
 from acp_server.handlers.lifecycle import accepts_images
+from acp_server.handlers.sessions import tell_about_history
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from agent_core.errors import HeronError
@@ -74,6 +75,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
         if failure is not None:
             raise failure
         await _name_the_session(state, session, blocks)
+        await tell_about_history(state, session)  # a save that failed: the session goes on unsaved
         return {"stopReason": stop}
 
 

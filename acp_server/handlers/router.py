@@ -11,8 +11,9 @@ import anyio
 
 from acp_server.handlers import auth, lifecycle, sessions
 from acp_server.handlers.state import ServerState
-from acp_server.jsonrpc.errors import RpcError
+from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from acp_server.jsonrpc.values import as_object
+from agent_core.errors import StorageError
 
 log = logging.getLogger("heron.acp")
 
@@ -64,7 +65,11 @@ class AcpRouter:
         handler = REQUESTS.get(method)
         if handler is None:
             raise RpcError.method_not_found(method)
-        return await handler(self.state, params)
+        try:
+            return await handler(self.state, params)
+        except StorageError as exc:  # the history cannot be read or changed: say why, briefly
+            log.warning("%s: %s", method, exc)
+            raise RpcError(INTERNAL_ERROR, f"The session history is unavailable: {exc}") from None
 
     async def handle_notification(self, method: str, params: Any) -> None:
         handler = NOTIFICATIONS.get(method)

@@ -52,8 +52,9 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
 
 def session_reply(state: ServerState, session: Session, *, announce: bool, with_id: bool) -> Reply:
     """The answer that opens a session (new, load, resume, fork): its modes and options; then,
-    once the answer is out, its MCP servers start, its commands are announced (``announce``)
-    and what its first prompt will need is loaded."""
+    once the answer is out, its MCP servers start, its commands are announced and what the
+    store has to tell it is told (``announce``), and what its first prompt will need is
+    loaded."""
     options, model = session.options(state.settings), session.parts.choice.model
 
     async def after() -> None:
@@ -61,6 +62,7 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
             session.parts.mcp.start(state.background)
         if announce:
             await announce_commands(state, session)
+            await tell_about_history(state, session)
         await state.run_once("wire models", state.warm_up)
         await state.run_once(model.name, model.warm_up)
 
@@ -71,3 +73,17 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
     if with_id:
         result = {"sessionId": session.id, **result}
     return Reply(result, after=after)
+
+
+async def tell_about_history(state: ServerState, session: Session) -> None:
+    """What the session's user has not yet heard about the session store: an unreadable
+    history moved aside, this session not being saved (``ResilientStore.notices``)."""
+    notices = state.store.notices(session.id)
+    if not notices:
+        return
+    from acp_server.bridge.updates import to_session_update
+
+    shown = state.client.can("session", "notices")
+    for notice in notices:
+        if (update := to_session_update(notice, notices=shown)) is not None:
+            await session.parts.send(update)

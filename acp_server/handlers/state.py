@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.messages import Message
     from agent_core.models.base import Model
     from agent_core.safety.sandbox.confinement import Confinement
-    from agent_core.sessions.store import SessionStore
+    from agent_core.sessions.resilient import ResilientStore
     from agent_core.terminal import Terminal
     from agent_core.workspace import Workspace
 
@@ -171,7 +171,7 @@ class ServerState:
     connection: Connection
     config: ConfigWatch  # the settings, read again when config.toml changes
     build_session: SessionFactory
-    store: SessionStore
+    store: ResilientStore  # a failure to save is a notice to the session, never a failed turn
     preload: Callable[[], None] = lambda: None  # once `initialize` is answered: the turn machinery
     probe: Callable[[], None] = lambda: None  # from the start: which sandbox this machine has
     warm_up: Callable[[], None] = lambda: None  # once a session exists: what prompts need

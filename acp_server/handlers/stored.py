@@ -12,7 +12,7 @@ from acp_server.bridge.updates import to_iso_time, to_session_update
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
-from acp_server.handlers.sessions import session_reply
+from acp_server.handlers.sessions import session_reply, tell_about_history
 from acp_server.handlers.state import (
     Restored,
     ServerState,
@@ -36,6 +36,7 @@ async def load_session(state: ServerState, raw: Any) -> Reply:
         await state.notify_update(session.id, update)
     await _show_interrupted(state, session, stored, replaying=True)
     await announce_commands(state, session)  # part of the replay: nothing may follow the answer
+    await tell_about_history(state, session)
     return session_reply(state, session, announce=False, with_id=False)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 from pathlib import Path
 from typing import Any, TextIO
@@ -12,6 +13,7 @@ from acp_server.install import jsonc
 from acp_server.install.editors import Editor, editors, installed_heron
 from agent_core.config import Settings, load_settings
 from agent_core.errors import ConfigError
+from agent_core.sessions import disk
 
 OK, PROBLEM, NOTE = "ok", "!!", "--"
 
@@ -38,6 +40,7 @@ def run_doctor(out: TextIO) -> int:
             + ("" if settings.config_file.exists() else " (none yet; defaults apply)"),
         )
     _model(settings, say)
+    _storage(settings, say)
     _sandbox(settings, say)
     servers = ", ".join(s.name for s in settings.mcp_servers) or "none"
     say(NOTE, f"MCP servers from config.toml: {servers}")
@@ -57,6 +60,39 @@ def _model(settings: Settings, say: Any) -> None:
         say(OK, f"model: {settings.model} ({how})")
     else:
         say(PROBLEM, f"model: {settings.model}, but no {provider} key; run `heron login`")
+
+
+def _storage(settings: Settings, say: Any) -> None:
+    """Where Heron keeps its state: a folder it can write, a history it can read, and what
+    was moved aside from it."""
+    home = settings.home
+    problem = _unwritable(home)
+    if problem:
+        say(PROBLEM, f"home: cannot write {home} ({problem}); sessions and logs are not saved")
+        if not settings.sessions_db.exists():
+            return
+    usable, said = disk.diagnose(settings.sessions_db)
+    say(OK if usable else PROBLEM, f"history: {said}")
+    for aside in disk.moved_aside(settings.sessions_db):
+        say(
+            NOTE,
+            f"history: {aside} was moved aside, unreadable; delete it when you no longer need it",
+        )
+
+
+def _unwritable(home: Path) -> str | None:
+    """Why nothing can be written in ``home`` (made when missing, as Heron would), or None."""
+    import tempfile
+
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=home, prefix=".doctor.") as probe:
+            probe.write(b"\0" * 4096)
+            probe.flush()
+            os.fsync(probe.fileno())
+    except OSError as exc:
+        return disk.reason(exc, home)
+    return None
 
 
 def _sandbox(settings: Settings, say: Any) -> None:

@@ -311,7 +311,8 @@ def _partial(snapshot: Snapshot, shadow: ShadowRepository) -> str | None:
 
 def _why(exc: Exception) -> str:
     if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
+        said = exc.strerror or str(exc)
+        return f"{said}: {exc.filename}" if exc.filename and exc.strerror else said
     return str(exc)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import signal
 import subprocess
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
@@ -282,5 +283,17 @@ class ShadowRepository:
             raise ShadowError(f"git could not run: {exc.strerror}") from exc
         if done.returncode != 0:
             said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ShadowError(f"git {args[0]} failed: {said[-1] if said else done.returncode}")
+            raise ShadowError(f"git {args[0]} failed: {said[-1] if said else _ended(done)}")
         return done.stdout
+
+
+def _ended(done: subprocess.CompletedProcess[bytes]) -> str:
+    """How a git that said nothing ended: its exit code, or the signal that stopped it."""
+    if done.returncode >= 0:
+        return f"exit code {done.returncode}"
+    if -done.returncode == signal.SIGXFSZ:  # a file it wrote grew past the size limit
+        return "a file grew past the file size limit (or the disk is full)"
+    try:
+        return f"stopped by {signal.Signals(-done.returncode).name}"
+    except ValueError:
+        return f"stopped by signal {-done.returncode}"

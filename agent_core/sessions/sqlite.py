@@ -3,12 +3,19 @@
 WAL journal, one connection used by one worker thread at a time (the single writer), every
 append committed before it returns, so a ``kill -9`` loses at most what was still streaming.
 The schema is versioned with ``PRAGMA user_version`` and migrated forward on open.
+
+A file SQLite cannot read is moved aside on open and a fresh one started (``disk``;
+``recovered`` says what happened). Every failure of the disk or the file, on open or later,
+is raised as ``StorageError`` naming the file and the reason; the first one to open is kept
+and raised again, so a process does not retry a store it could not open.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -17,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from agent_core.errors import SessionNotFound
+from agent_core.errors import SessionNotFound, StorageError
 
 if TYPE_CHECKING:  # the server builds the store before answering `initialize`: keep it cheap
     import sqlite3
@@ -26,6 +33,7 @@ if TYPE_CHECKING:  # the server builds the store before answering `initialize`: 
     from agent_core.sessions.store import DisplayItem, SearchHit, SessionRecord, StoredSession
 
 T = TypeVar("T")
+log = logging.getLogger("heron.sessions")
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -69,22 +77,78 @@ class SqliteSessionStore:
         self._db: sqlite3.Connection | None = None
         self._one_at_a_time = anyio.CapacityLimiter(1)
         self._opening = threading.Lock()
+        self._failure: StorageError | None = None
+        self._recovered: str | None = None
 
     def open(self) -> None:
-        """Open and migrate (blocking; the server does it in a worker thread at start-up)."""
+        """Open and migrate (blocking; the server does it in a worker thread at start-up).
+        Raises ``StorageError`` when the store cannot be used."""
         with self._opening:
-            if self._db is None:
-                self._db = self._connect()
+            if self._db is not None:
+                return
+            if self._failure is not None:
+                raise StorageError(str(self._failure))
+            try:
+                self._db = self._open_or_start_afresh()
+            except StorageError as exc:
+                self._failure = exc
+                raise
+
+    @property
+    def recovered(self) -> str | None:
+        """What opening had to do that the user should hear of (an unreadable file moved
+        aside), or None."""
+        return self._recovered
+
+    def _open_or_start_afresh(self) -> sqlite3.Connection:
+        import sqlite3
+
+        from agent_core.sessions import disk
+
+        path = self._path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            problem = disk.not_a_file(path) or disk.not_a_database(path)
+            if problem is None:
+                seen = disk.identity(path)
+                try:
+                    return self._connect()
+                except sqlite3.DatabaseError as exc:
+                    if not disk.is_unreadable(exc):
+                        raise
+                    if disk.identity(path) != seen:  # another Heron moved it aside just now
+                        return self._connect()
+                    problem = disk.reason(exc, path)
+            moved = disk.move_aside(path)
+            self._recovered = (
+                f"{path} could not be read ({problem}). It was moved to {moved}, unchanged, "
+                "and a new history was started."
+            )
+            log.warning("%s", self._recovered)
+            return self._connect()
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageError(f"{path}: {disk.reason(exc, path)}") from exc
 
     def _connect(self) -> sqlite3.Connection:
         import sqlite3
 
-        self._path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable across a killed process
-        db.execute("PRAGMA foreign_keys = ON")
-        db.execute("PRAGMA busy_timeout = 5000")  # other Heron processes share the file
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable across a killed process
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA busy_timeout = 5000")  # other Heron processes share the file
+            db.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # a damaged schema shows
+            self._migrate(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    @staticmethod
+    def _migrate(db: sqlite3.Connection) -> None:
+        import sqlite3
+
         for number, script in enumerate(MIGRATIONS, start=1):
             if db.execute("PRAGMA user_version").fetchone()[0] >= number:
                 continue
@@ -97,7 +161,6 @@ class SqliteSessionStore:
                     db.execute("ROLLBACK")
                 if db.execute("PRAGMA user_version").fetchone()[0] < number:
                     raise  # not another process migrating at the same moment: a real failure
-        return db
 
     async def create(self, record: SessionRecord) -> None:
         def run(db: sqlite3.Connection) -> None:
@@ -272,7 +335,14 @@ class SqliteSessionStore:
         def in_thread() -> T:
             self.open()
             assert self._db is not None
-            return work(self._db)
+            try:
+                return work(self._db)
+            except Exception as exc:
+                from agent_core.sessions import disk
+
+                if not disk.is_storage_failure(exc):
+                    raise  # a bug, not the disk
+                raise StorageError(f"{self._path}: {disk.reason(exc, self._path)}") from exc
 
         return await anyio.to_thread.run_sync(in_thread, limiter=self._one_at_a_time)
 
@@ -285,7 +355,11 @@ class _transaction:
         self._db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, kind: object, *rest: object) -> None:
-        self._db.execute("ROLLBACK" if kind else "COMMIT")
+        if kind is None:
+            self._db.execute("COMMIT")
+        elif self._db.in_transaction:  # SQLite may have rolled back already (a full disk)
+            with contextlib.suppress(Exception):  # the failure that got here is the one to raise
+                self._db.execute("ROLLBACK")
 
 
 def _record(row: Any) -> SessionRecord:

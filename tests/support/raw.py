@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
@@ -30,6 +30,7 @@ class RawAgent:
         args: tuple[str, ...] = (),
         *,
         check_schema: bool = True,  # benchmarks turn it off: it costs CPU the timings would see
+        preexec: Callable[[], None] | None = None,  # run in the child before heron (limits)
     ) -> None:
         self.check_schema = check_schema
         self.proc = subprocess.Popen(
@@ -39,6 +40,7 @@ class RawAgent:
             stderr=subprocess.PIPE,
             env=dict(env),
             cwd=cwd,
+            preexec_fn=preexec,
         )
         self.checker = WireChecker()
         self.messages: Queue[dict[str, Any]] = Queue()
