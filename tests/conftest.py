@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.fake_llm import FakeLLM
 
 
 @pytest.fixture
@@ -34,6 +37,13 @@ def agent_env(heron_home: Path) -> dict[str, str]:
     }
     env.update(HERON_HOME=str(heron_home), HERON_MODEL="scripted:echo")
     return env
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeLLM]:
+    """The fake model server, on a free port of 127.0.0.1 (``fake.environment`` points at it)."""
+    with FakeLLM() as server:
+        yield server
 
 
 @pytest.fixture

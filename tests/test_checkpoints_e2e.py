@@ -62,12 +62,7 @@ def user_git(root: Path) -> tuple[str, ...]:
 
 
 def model_env(agent_env: dict[str, str], fake: FakeLLM) -> dict[str, str]:
-    return {
-        **agent_env,
-        "HERON_MODEL": "anthropic:claude-test",
-        "ANTHROPIC_API_KEY": "k",
-        "ANTHROPIC_BASE_URL": fake.url,
-    }
+    return {**agent_env, **fake.environment("anthropic:claude-test")}
 
 
 def test_undo_brings_back_a_turns_edits_new_file_and_deleted_folder_byte_for_byte(

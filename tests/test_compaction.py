@@ -162,12 +162,7 @@ def test_a_full_window_clears_old_output_and_the_turn_continues(
         'compact_at = 0.5\n[models."anthropic:claude-test"]\ncontext_window = 4000\n'
     )
     with FakeLLM() as fake:
-        env = {
-            **agent_env,
-            "HERON_MODEL": "anthropic:claude-test",
-            "ANTHROPIC_API_KEY": "k",
-            "ANTHROPIC_BASE_URL": fake.url,
-        }
+        env = {**agent_env, **fake.environment("anthropic:claude-test")}
         fake.enqueue(
             Reply((ToolCall("read_file", {"path": "big.txt"}),), usage=(300, 20)),
             Reply((Text("read it"),), usage=(3500, 10)),

@@ -18,12 +18,7 @@ from tests.support.raw import RawAgent
 
 
 def anthropic_env(agent_env: dict[str, str], fake: FakeLLM) -> dict[str, str]:
-    return {
-        **agent_env,
-        "HERON_MODEL": "anthropic:claude-test",
-        "ANTHROPIC_API_KEY": "k",
-        "ANTHROPIC_BASE_URL": fake.url,
-    }
+    return {**agent_env, **fake.environment("anthropic:claude-test")}
 
 
 def system_text(body: dict[str, Any]) -> str:

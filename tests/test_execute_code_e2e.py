@@ -7,7 +7,6 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,20 +29,12 @@ print("renamed in %d files: %s" % (len(files), ", ".join(files)))
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        yield server
-
-
-@pytest.fixture
 def env(agent_env: dict[str, str], fake: FakeLLM) -> dict[str, str]:
-    agent_env.update(
-        HERON_MODEL="anthropic:claude-sonnet-4-5",
-        ANTHROPIC_API_KEY="test-key",
-        ANTHROPIC_BASE_URL=fake.url,
-        SECRET_TOKEN="do-not-leak-me",
-    )
-    return agent_env
+    return {
+        **agent_env,
+        **fake.environment("anthropic:claude-sonnet-4-5"),
+        "SECRET_TOKEN": "do-not-leak-me",
+    }
 
 
 def of_kind(updates: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

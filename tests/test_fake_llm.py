@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 from unittest.mock import ANY
 
@@ -29,12 +28,6 @@ RESPONSES_TOOL: Any = {"type": "function", "name": "read_file", "parameters": {"
 CHAT_TOOL: Any = {"type": "function", "function": {"name": "read_file", "parameters": {}}}
 # Cut after 4 events: mid-message in every format (after the first text delta for Anthropic).
 CUT = Reply((Text("this stream is cut short"),), cut_after_events=4)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        yield server
 
 
 def claude(fake: FakeLLM, retries: int = 0) -> anthropic.AsyncAnthropic:

@@ -6,7 +6,6 @@ images and sends them again."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,6 @@ CONFIG = '[models."openai-chat:qwen2.5-vl-7b"]\nimages = true\n'
 PIXEL = base64.b64encode(png(1, 1)).decode()
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        yield server
-
-
 @pytest.fixture(params=list(PROVIDERS))
 def provider(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -41,14 +34,7 @@ def provider(request: pytest.FixtureRequest) -> str:
 
 def provider_env(agent_env: dict[str, str], fake: FakeLLM, model: str) -> dict[str, str]:
     (Path(agent_env["HERON_HOME"]) / "config.toml").write_text(CONFIG)
-    return {
-        **agent_env,
-        "HERON_MODEL": model,
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": fake.url,
-        "OPENAI_API_KEY": "test-key",
-        "OPENAI_BASE_URL": f"{fake.url}/v1",
-    }
+    return {**agent_env, **fake.environment(model)}
 
 
 @pytest.fixture

@@ -71,20 +71,9 @@ def remote_servers() -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        yield server
-
-
-@pytest.fixture
 def env(agent_env: dict[str, str], heron_home: Path, fake: FakeLLM) -> dict[str, str]:
     (heron_home / "config.toml").write_text("[mcp]\nconnect_timeout = 20\n")
-    agent_env.update(
-        HERON_MODEL="anthropic:claude-sonnet-4-5",
-        ANTHROPIC_API_KEY="test-key",
-        ANTHROPIC_BASE_URL=fake.url,
-    )
-    return agent_env
+    return {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
 
 
 def open_session(editor: RawAgent, workspace: Path, servers: list[dict[str, Any]]) -> str:

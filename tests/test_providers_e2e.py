@@ -6,7 +6,6 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,6 @@ PROVIDERS = {
 }
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        yield server
-
-
 @pytest.fixture(params=list(PROVIDERS))
 def provider(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -38,14 +31,7 @@ def env(
     agent_env: dict[str, str], heron_home: Path, fake: FakeLLM, provider: str
 ) -> dict[str, str]:
     (heron_home / "config.toml").write_text("[retry]\nbase_delay = 0.05\nmax_attempts = 3\n")
-    agent_env.update(
-        HERON_MODEL=PROVIDERS[provider],
-        ANTHROPIC_API_KEY="test-key",
-        ANTHROPIC_BASE_URL=fake.url,
-        OPENAI_API_KEY="test-key",
-        OPENAI_BASE_URL=f"{fake.url}/v1",
-    )
-    return agent_env
+    return {**agent_env, **fake.environment(PROVIDERS[provider])}
 
 
 def start(env: dict[str, str], workspace: Path, notices: bool = True) -> tuple[RawAgent, str]:

@@ -61,6 +61,12 @@ class RecordingClient:
         return None
 
 
+def heron(client: RecordingClient, env: dict[str, str], checker: WireChecker) -> Any:
+    """``heron acp`` spawned by the SDK, every message checked against the schema."""
+    argv = (sys.executable, "-m", "acp_server")
+    return spawn_agent_process(client, *argv, env=env, observers=[wire_observer(checker)])
+
+
 def wire_observer(checker: WireChecker) -> Any:
     def observe(event: StreamEvent) -> None:
         direction = "from_agent" if event.direction == StreamDirection.INCOMING else "to_agent"
@@ -73,14 +79,7 @@ async def test_initialize_new_session_and_a_streamed_prompt(
     agent_env: dict[str, str], workspace: Path
 ) -> None:
     client, checker = RecordingClient(), WireChecker()
-    async with spawn_agent_process(
-        client,
-        sys.executable,
-        "-m",
-        "acp_server",
-        env=agent_env,
-        observers=[wire_observer(checker)],
-    ) as (conn, _proc):
+    async with heron(client, agent_env, checker) as (conn, _proc):
         init = await conn.initialize(
             protocol_version=1,
             client_capabilities=ClientCapabilities(),
@@ -114,14 +113,7 @@ async def test_cancel_stops_a_running_turn(
     )
     agent_env["HERON_MODEL"] = f"scripted:{script}"
     client, checker = RecordingClient(), WireChecker()
-    async with spawn_agent_process(
-        client,
-        sys.executable,
-        "-m",
-        "acp_server",
-        env=agent_env,
-        observers=[wire_observer(checker)],
-    ) as (conn, _proc):
+    async with heron(client, agent_env, checker) as (conn, _proc):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         stop: list[str] = []
@@ -157,14 +149,7 @@ async def test_the_editors_own_error_reaches_the_tool_result(
     script.write_text(json.dumps({"rules": [{"match": "", "replies": [reply, [{"text": "ok"}]]}]}))
     agent_env["HERON_MODEL"] = f"scripted:{script}"
     client, checker = ReadDenyingClient(), WireChecker()
-    async with spawn_agent_process(
-        client,
-        sys.executable,
-        "-m",
-        "acp_server",
-        env=agent_env,
-        observers=[wire_observer(checker)],
-    ) as (conn, _proc):
+    async with heron(client, agent_env, checker) as (conn, _proc):
         await conn.initialize(
             protocol_version=1,
             client_capabilities=ClientCapabilities(

@@ -115,12 +115,7 @@ def test_a_loaded_session_continues_with_its_history(
     agent_env: dict[str, str], workspace: Path
 ) -> None:
     with FakeLLM() as fake:
-        env = {
-            **agent_env,
-            "HERON_MODEL": "anthropic:claude-test",
-            "ANTHROPIC_API_KEY": "k",
-            "ANTHROPIC_BASE_URL": fake.url,
-        }
+        env = {**agent_env, **fake.environment("anthropic:claude-test")}
         fake.enqueue(Reply((Text("Noted: heron."),)), Reply((Text("The word was heron."),)))
         with RawAgent(env) as agent:
             agent.initialize()

@@ -403,6 +403,16 @@ class FakeLLM:
             self._server.server_close()
             self._thread.join(timeout=5)
 
+    def environment(self, model: str) -> dict[str, str]:
+        """The variables that point every provider of Heron at this server, with ``model``."""
+        return {
+            "HERON_MODEL": model,
+            "ANTHROPIC_API_KEY": "test-key",
+            "ANTHROPIC_BASE_URL": self.url,
+            "OPENAI_API_KEY": "test-key",
+            "OPENAI_BASE_URL": f"{self.url}/v1",
+        }
+
     def enqueue(self, *replies: Reply | Failure) -> None:
         with self._changed:
             self._queue.extend(replies)
