@@ -365,3 +365,25 @@ def test_a_terminated_agent_saves_the_reply_it_was_writing(
     assert "result" in response
     texts = [u["content"]["text"] for u in replayed if u["sessionUpdate"] == "agent_message_chunk"]
     assert "".join(texts) == "an answer cut short"
+
+
+def test_a_reply_with_a_broken_character_is_saved_and_replayed(
+    agent_env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    """Half an emoji (a lone surrogate) from a provider's stream is stored, not a failed save."""
+    env = {**agent_env, **fake.environment("anthropic:claude-test")}
+    fake.enqueue(Reply((Text("half an emoji: \ud83d, then more"),)))
+    with RawAgent(env) as agent:
+        agent.initialize({"session": {"notices": {}}})
+        session_id = agent.new_session(workspace)
+        _, updates = agent.prompt(session_id, "say something odd")
+        later = [
+            m["params"]["update"] for m in agent.drain() if m.get("method") == "session/update"
+        ]
+    assert not [u for u in updates + later if u["sessionUpdate"] == "notice"]
+    with RawAgent(env) as agent:
+        agent.initialize()
+        replayed, response = load(agent, session_id, workspace)
+    assert "result" in response
+    said = [u for u in replayed if u["sessionUpdate"] == "agent_message_chunk"]
+    assert said and said[0]["content"]["text"].endswith(", then more")

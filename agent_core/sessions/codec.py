@@ -29,7 +29,19 @@ PARTS: dict[str, type[Any]] = {
 
 
 def dump_message(message: Message) -> str:
-    return json.dumps(asdict(message), ensure_ascii=False, separators=(",", ":"))
+    return to_json(asdict(message))
+
+
+def to_json(value: Any) -> str:
+    """Compact JSON that SQLite can store: text as UTF-8, except that a lone surrogate (half
+    an emoji, as a provider's stream may cut one) is written as its escape, which reads back
+    as it was. Without that, SQLite's UTF-8 encoding fails and the whole write with it."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(value, separators=(",", ":"))
+    return text
 
 
 def load_message(text: str) -> Message:
@@ -51,7 +63,8 @@ def _part(data: dict[str, Any]) -> Any:
 
 
 def plain_text(message: Message) -> str:
-    """The words of a message, for full-text search."""
-    return "\n".join(
+    """The words of a message, for full-text search (a lone surrogate becomes "?")."""
+    text = "\n".join(
         p.text for p in message.parts if isinstance(p, TextPart | ThinkingPart) and p.text
     )
+    return text.encode(errors="replace").decode()

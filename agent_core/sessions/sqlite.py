@@ -222,7 +222,7 @@ class SqliteSessionStore:
         if not messages and not transcript:
             return
 
-        from agent_core.sessions.codec import dump_message, plain_text
+        from agent_core.sessions.codec import dump_message, plain_text, to_json
 
         def run(db: sqlite3.Connection) -> None:
             with _transaction(db):
@@ -231,7 +231,7 @@ class SqliteSessionStore:
                 redact = self._redact
                 for table, bodies in (
                     ("messages", [redact(dump_message(m)) for m in messages]),
-                    ("transcript", [redact(json.dumps(t, ensure_ascii=False)) for t in transcript]),
+                    ("transcript", [redact(to_json(t)) for t in transcript]),
                 ):
                     start = db.execute(
                         f"SELECT coalesce(max(seq), 0) FROM {table} WHERE session_id = ?",
