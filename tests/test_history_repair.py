@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_core.loop.history import INTERRUPTED_RESULT, well_formed
+from agent_core.loop.history import INTERRUPTED_RESULT, History, well_formed
 from agent_core.messages import (
     AssistantMessage,
     Message,
@@ -105,3 +105,20 @@ def test_a_well_formed_history_is_left_alone() -> None:
     history = [user("x"), calls("a"), user(result("a"), "and"), AssistantMessage((TextPart("k"),))]
     kept = well_formed(history)
     assert not kept.changed and kept.messages == tuple(history) and not kept.interrupted
+
+
+def test_mending_as_the_history_grows_looks_at_its_tail_and_still_finds_what_broke() -> None:
+    history = History(
+        [user("x"), calls("a"), user(result("a")), AssistantMessage((TextPart("k"),))]
+    )
+    assert history.interrupted == ()
+    for turn in range(50):
+        history.add(user(f"turn {turn}"))
+        history.add(AssistantMessage((TextPart("ok"),)))
+        assert history.mend() == ()
+    history.add(user("run b"))
+    history.add(calls("b"))
+    history.add(user("go on"))  # b never answered: a stopped turn
+    assert [c.call_id for c in history.mend()] == ["b"]
+    assert all(check(history.messages) is None for check in PROVIDERS.values())
+    assert history.unsaved() == (history.messages, True)  # the mended history replaces the stored

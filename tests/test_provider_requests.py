@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
+import pytest
+
+from agent_core.config import ProviderSettings
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -11,11 +17,11 @@ from agent_core.messages import (
     ToolResultPart,
     UserMessage,
 )
-from agent_core.models.anthropic import to_anthropic_params
+from agent_core.models.anthropic import AnthropicModel, anthropic_body, to_anthropic_params
 from agent_core.models.base import UNSEEN_IMAGE, ModelRequest, ToolSpec
 from agent_core.models.catalog import ModelInfo, describe
-from agent_core.models.openai import to_responses_params
-from agent_core.models.openai_chat import to_chat_params
+from agent_core.models.openai import OpenAIResponsesModel, responses_body, to_responses_params
+from agent_core.models.openai_chat import OpenAIChatModel, chat_body, to_chat_params
 
 TOOL = ToolSpec(
     "read_file", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
@@ -137,3 +143,41 @@ def test_a_model_that_cannot_see_images_gets_a_note_in_place_of_each() -> None:
         {"type": "text", "text": "The image(s) the c1 tool call returned:"},
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,BBBB"}},
     ]
+
+
+BUILDERS = {
+    "anthropic": (AnthropicModel, to_anthropic_params, anthropic_body),
+    "openai": (OpenAIResponsesModel, to_responses_params, responses_body),
+    "openai-chat": (OpenAIChatModel, to_chat_params, chat_body),
+}
+GROWING = (
+    *HISTORY,
+    AssistantMessage((TextPart("half an emoji: \ud83d"),)),
+    UserMessage((TextPart("go on"),)),
+    AssistantMessage((ThinkingPart("unsigned"),)),  # sends nothing to Anthropic
+    UserMessage((TextPart("merged with the one before, for Anthropic"),)),
+    AssistantMessage((ToolCallPart("c2", "read_file", {"path": "b.py"}),)),
+    UserMessage((ToolResultPart("c2", "x", images=(ImagePart("BBBB", "image/png"),)),)),
+)
+
+
+@pytest.mark.parametrize("provider", list(BUILDERS))
+@pytest.mark.parametrize("images", [True, False])
+def test_the_bytes_sent_are_the_request_built_each_time_from_scratch(
+    provider: str, images: bool
+) -> None:
+    """What the adapters send (each message encoded once, then reused) is, request after
+    request, exactly the request the pure builder makes from the whole history."""
+    model, build, body = BUILDERS[provider]
+    info = ModelInfo(200_000, 16_384, images=images)
+    encoded = model("m", ProviderSettings(), info)._history  # the adapter's own cache
+    for length in range(1, len(GROWING) + 1):
+        request = replace(REQUEST, messages=GROWING[:length])
+        sent = json.loads(body("m", request, info, encoded))
+        assert sent == {**build("m", request, info), "stream": True}, length
+    changed = (*GROWING[:-1], UserMessage((TextPart("the last message, replaced"),)))
+    request = replace(REQUEST, messages=changed)
+    assert json.loads(body("m", request, info, encoded)) == {
+        **build("m", request, info),
+        "stream": True,
+    }

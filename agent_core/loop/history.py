@@ -30,19 +30,28 @@ INTERRUPTED_RESULT = "interrupted: Heron stopped before this finished"
 
 class History:
     """The conversation as the agent keeps it: roles alternating, mended before it is sent, and
-    what the store has not been given yet."""
+    what the store has not been given yet.
+
+    Its cost per model request does not grow with its length: the messages before the last
+    assistant message never change again and were found well-formed, so ``mend`` looks only
+    at the rest, and the tuple of messages is made again only after a change.
+    """
 
     def __init__(self, stored: Sequence[Message] = ()) -> None:
         self._messages: list[Message] = []
         self._unsaved: list[Message] = []
         self._rewritten = False  # replaced: the next save replaces the stored history too
+        self._sound = 0  # the messages before this index are well-formed and final
+        self._snapshot: tuple[Message, ...] | None = None
         for message in stored:  # stored pieces merge back exactly as they did live
             self._merge(message)
         self.interrupted = self.mend()  # the calls a stopped process left without results
 
     @property
     def messages(self) -> tuple[Message, ...]:
-        return tuple(self._messages)
+        if self._snapshot is None:
+            self._snapshot = tuple(self._messages)
+        return self._snapshot
 
     @property
     def last(self) -> Message | None:
@@ -54,12 +63,19 @@ class History:
 
     def replace(self, messages: Sequence[Message]) -> None:
         self._messages, self._rewritten = list(messages), True
+        self._sound, self._snapshot = 0, None
 
     def mend(self) -> tuple[ToolCallPart, ...]:
         """Make it one every provider accepts (see ``well_formed``); the calls it answered."""
-        repaired = well_formed(self._messages)
+        start = self._sound  # an assistant message (or 0): the rest can be judged on its own
+        repaired = well_formed(self._messages[start:])
         if repaired.changed:
-            self.replace(repaired.messages)
+            self.replace([*self._messages[:start], *repaired.messages])
+        self._sound = next(
+            (n for n in range(len(self._messages) - 1, start - 1, -1)
+             if isinstance(self._messages[n], AssistantMessage)),
+            start,
+        )  # fmt: skip
         return repaired.interrupted
 
     def unsaved(self) -> tuple[tuple[Message, ...], bool] | None:
@@ -74,7 +90,7 @@ class History:
 
     def _merge(self, message: Message) -> None:
         """Consecutive user content is one message, as providers want the roles alternating."""
-        last = self.last
+        last, self._snapshot = self.last, None
         if isinstance(message, UserMessage) and isinstance(last, UserMessage):
             self._messages[-1] = UserMessage(last.parts + message.parts)
         else:

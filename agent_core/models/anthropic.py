@@ -7,6 +7,7 @@ definitions and the latest message, so every turn re-reads the cached prefix.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,8 @@ from agent_core.messages import (
     Usage,
 )
 from agent_core.models.assembly import ResponseAssembler
-from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, visible
+from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
+from agent_core.models.body import JSON_HEADERS, EncodedHistory, dumps, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.faults import after_start, error_message, from_status
 
@@ -52,6 +54,7 @@ class AnthropicModel(CataloguedModel):
         super().__init__(model_id, info)
         self._provider = provider
         self._client: AsyncAnthropic | None = None
+        self._history = EncodedHistory(lambda m: _encoded(seen_by(m, info.images)))
 
     def warm_up(self) -> None:
         if self._client is None:
@@ -84,8 +87,17 @@ class AnthropicModel(CataloguedModel):
     async def _events(
         self, client: AsyncAnthropic, request: ModelRequest, assembler: ResponseAssembler
     ) -> AsyncIterator[StreamEvent]:
-        stream = await client.messages.create(
-            **to_anthropic_params(self.model_id, request, self.info), stream=True
+        from anthropic import AsyncStream
+        from anthropic.types import Message as SentMessage
+        from anthropic.types import RawMessageStreamEvent
+
+        stream = await client.post(
+            "/v1/messages",
+            cast_to=SentMessage,
+            content=anthropic_body(self.model_id, request, self.info, self._history),
+            options={"headers": JSON_HEADERS},
+            stream=True,
+            stream_cls=AsyncStream[RawMessageStreamEvent],
         )
         tool_ids: dict[int, str] = {}
         usage = Usage()
@@ -123,12 +135,35 @@ class AnthropicModel(CataloguedModel):
 
 
 def to_anthropic_params(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
-    """The Messages API request for ``request``: pure, so it is tested without the network."""
+    """The Messages API request for ``request``: pure, so it is tested without the network.
+    The adapter sends the same request, its messages encoded once each (``anthropic_body``)."""
+    messages = to_anthropic_messages(visible(request.messages, info.images))
+    return {**_head(model_id, request, info), "messages": messages}
+
+
+def anthropic_body(
+    model_id: str, request: ModelRequest, info: ModelInfo, history: EncodedHistory[Sent]
+) -> bytes:
+    """``to_anthropic_params``, streamed, as the JSON bytes sent: only new messages are encoded,
+    and the last one again, for its cache breakpoint."""
+    head = {**_head(model_id, request, info), "stream": True}
+    encoded = history.fragments(request.messages)
+    kept = [n for n, (role, _) in enumerate(encoded) if role is not None]
+    roles = [encoded[n][0] for n in kept]
+    if not kept or any(a == b for a, b in itertools.pairwise(roles)):
+        return dumps({**head, "messages": to_anthropic_params(model_id, request, info)["messages"]})
+    last = kept[-1]
+    [newest] = to_anthropic_messages((seen_by(request.messages[last], info.images),))
+    fragments = [fragment for _, fragment in encoded[:last]]
+    return with_array(head, "messages", [*fragments, dumps(newest)])
+
+
+def _head(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
+    """Everything of the request but its messages."""
     params: dict[str, Any] = {
         "model": model_id,
         "max_tokens": min(request.max_tokens, info.max_output_tokens),
         "system": [{"type": "text", "text": request.system, "cache_control": CACHE}],
-        "messages": to_anthropic_messages(visible(request.messages, info.images)),
     }
     if request.tools:
         tools = [
@@ -147,19 +182,33 @@ def to_anthropic_params(model_id: str, request: ModelRequest, info: ModelInfo) -
 def to_anthropic_messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     for message in history:
-        role = "assistant" if isinstance(message, AssistantMessage) else "user"
-        blocks = [b for part in message.parts if (b := _block(part)) is not None]
-        if role == "user":
-            blocks.sort(key=lambda b: b["type"] != "tool_result")  # tool results must come first
-        if not blocks:
+        converted = _message(message)
+        if converted is None:
             continue
-        if messages and messages[-1]["role"] == role:
-            messages[-1]["content"].extend(blocks)
+        if messages and messages[-1]["role"] == converted["role"]:
+            messages[-1]["content"].extend(converted["content"])
         else:
-            messages.append({"role": role, "content": blocks})
+            messages.append(converted)
     if messages:
         messages[-1]["content"][-1] = {**messages[-1]["content"][-1], "cache_control": CACHE}
     return messages
+
+
+Sent = tuple[str | None, bytes]  # a message's role (None: it sends nothing) and its JSON
+
+
+def _encoded(message: Message) -> Sent:
+    converted = _message(message)
+    return (None, b"") if converted is None else (converted["role"], dumps(converted))
+
+
+def _message(message: Message) -> dict[str, Any] | None:
+    """The Messages API message one history message becomes (None: nothing to send)."""
+    role = "assistant" if isinstance(message, AssistantMessage) else "user"
+    blocks = [b for part in message.parts if (b := _block(part)) is not None]
+    if role == "user":
+        blocks.sort(key=lambda b: b["type"] != "tool_result")  # tool results must come first
+    return {"role": role, "content": blocks} if blocks else None
 
 
 def _block(part: Any) -> dict[str, Any] | None:

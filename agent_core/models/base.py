@@ -135,7 +135,12 @@ def visible(messages: tuple[Message, ...], images: bool) -> tuple[Message, ...]:
     the request stays valid and the model knows something was there."""
     if images:
         return messages
-    return tuple(_unseen(m) if isinstance(m, UserMessage) else m for m in messages)
+    return tuple(seen_by(m, images) for m in messages)
+
+
+def seen_by(message: Message, images: bool) -> Message:
+    """One message as ``visible`` gives it (the same object when nothing changes)."""
+    return message if images or not isinstance(message, UserMessage) else _unseen(message)
 
 
 def _unseen(message: UserMessage) -> UserMessage:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -24,13 +24,15 @@ from agent_core.messages import (
     Usage,
 )
 from agent_core.models.assembly import ResponseAssembler
-from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, visible
+from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
+from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.faults import after_start, error_message, from_status
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
-    from openai.types.responses import Response, ResponseUsage
+
+TEXT_DELTAS = ("response.output_text.delta", "response.refusal.delta")
 
 
 class OpenAIClient:
@@ -81,57 +83,86 @@ class OpenAIResponsesModel(CataloguedModel):
     def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
         super().__init__(model_id, info)
         self._openai = OpenAIClient(provider, "OpenAI", model_id)
+        self._history = EncodedHistory(lambda m: items(_input_items(seen_by(m, info.images))))
 
     def warm_up(self) -> None:
         self._openai.warm_up()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        from openai import AsyncStream
+        from openai.types.responses import Response
+
         client = await self._openai.client()
         assembler = ResponseAssembler()
-        params = to_responses_params(self.model_id, request, self.info)
+        body = responses_body(self.model_id, request, self.info, self._history)
         async with self._openai.faults(assembler):
-            stream = await client.responses.create(**params, stream=True)
+            # The events as the SDK decodes them from the stream, left as JSON objects: three of
+            # them echo the whole request's instructions and tools, and building models of those
+            # was a third of the time of a round trip.
+            stream = await client.post(
+                "/responses",
+                cast_to=Response,
+                content=body,
+                options={"headers": JSON_HEADERS},
+                stream=True,
+                stream_cls=AsyncStream[object],
+            )
             calls: dict[str, str] = {}  # item id -> call id
             async with stream:
-                async for event in stream:
-                    if event.type == "response.output_text.delta":
-                        yield assembler.text(event.delta)
-                    elif event.type == "response.reasoning_summary_text.delta":
-                        yield assembler.thinking(event.delta)
-                    elif event.type == "response.refusal.delta":
-                        yield assembler.text(event.delta)
+                async for raw in stream:
+                    event = _object(raw)
+                    kind, item = event.get("type"), _object(event.get("item"))
+                    if kind in TEXT_DELTAS:
+                        yield assembler.text(str(event.get("delta", "")))
+                    elif kind == "response.reasoning_summary_text.delta":
+                        yield assembler.thinking(str(event.get("delta", "")))
                     elif (
-                        event.type == "response.output_item.added"
-                        and event.item.type == "function_call"
+                        kind == "response.output_item.added" and item.get("type") == "function_call"
                     ):
-                        calls[event.item.id or event.item.call_id] = event.item.call_id
-                        yield assembler.tool_began(event.item.call_id, event.item.name)
-                    elif event.type == "response.function_call_arguments.delta":
-                        yield assembler.tool_arguments(calls[event.item_id], event.delta)
+                        call_id = str(item["call_id"])
+                        calls[str(item.get("id") or call_id)] = call_id
+                        yield assembler.tool_began(call_id, str(item.get("name", "")))
+                    elif kind == "response.function_call_arguments.delta":
+                        call_id = calls[str(event["item_id"])]
+                        yield assembler.tool_arguments(call_id, str(event.get("delta", "")))
                     elif (
-                        event.type == "response.output_item.done"
-                        and event.item.type == "function_call"
+                        kind == "response.output_item.done" and item.get("type") == "function_call"
                     ):
-                        assembler.set_tool_arguments(event.item.call_id, event.item.arguments)
-                    elif event.type == "response.completed" or event.type == "response.incomplete":
-                        response = event.response
-                        yield assembler.complete(_finish(response), _usage(response.usage))
+                        arguments = str(item.get("arguments", ""))
+                        assembler.set_tool_arguments(str(item["call_id"]), arguments)
+                    elif kind in ("response.completed", "response.incomplete"):
+                        response = _object(event.get("response"))
+                        yield assembler.complete(_finish(response), _usage(response.get("usage")))
                         return
-                    elif event.type == "response.failed":
-                        error = response_error(event.response.error)
+                    elif kind == "response.failed":
+                        error = response_error(_object(event.get("response")).get("error"))
                         raise after_start(error, assembler.started)
-                    elif event.type == "error":
-                        error = ModelError(f"OpenAI stream error: {event.message}")
+                    elif kind == "error":
+                        error = ModelError(f"OpenAI stream error: {event.get('message')}")
                         raise after_start(error, assembler.started)
         raise StreamInterrupted("OpenAI's stream ended before the response was complete")
 
 
 def to_responses_params(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
-    """The Responses API request for ``request``: pure, so it is tested without the network."""
+    """The Responses API request for ``request``: pure, so it is tested without the network.
+    The adapter sends the same request, its input encoded once per message (``responses_body``)."""
+    input_items = to_responses_input(visible(request.messages, info.images))
+    return {**_head(model_id, request, info), "input": input_items}
+
+
+def responses_body(
+    model_id: str, request: ModelRequest, info: ModelInfo, history: EncodedHistory[bytes]
+) -> bytes:
+    """``to_responses_params``, streamed, as the JSON bytes sent: only new messages are encoded."""
+    head = {**_head(model_id, request, info), "stream": True}
+    return with_array(head, "input", history.fragments(request.messages))
+
+
+def _head(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
+    """Everything of the request but its input."""
     params: dict[str, Any] = {
         "model": model_id,
         "instructions": request.system,
-        "input": to_responses_input(visible(request.messages, info.images)),
         "max_output_tokens": min(request.max_tokens, info.max_output_tokens),
         "store": False,
     }
@@ -151,46 +182,44 @@ def to_responses_params(model_id: str, request: ModelRequest, info: ModelInfo) -
 
 
 def to_responses_input(history: tuple[Message, ...]) -> list[dict[str, Any]]:
+    return [item for message in history for item in _input_items(message)]
+
+
+def _input_items(message: Message) -> list[dict[str, Any]]:
+    """The Responses API input items one history message becomes."""
     items: list[dict[str, Any]] = []
-    for message in history:
-        if isinstance(message, AssistantMessage):
-            text = message.text
-            if text:
-                items.append(
-                    {
-                        "type": "message",
-                        "role": "assistant",
-                        "content": [{"type": "output_text", "text": text}],
-                    }
-                )
-            for call in message.tool_calls:
-                arguments = json.dumps(call.arguments, sort_keys=True, separators=(",", ":"))
-                items.append(
-                    {
-                        "type": "function_call",
-                        "call_id": call.call_id,
-                        "name": call.name,
-                        "arguments": arguments,
-                    }
-                )
-            continue
-        content: list[dict[str, Any]] = []
-        for part in message.parts:
-            if isinstance(part, ToolResultPart):
-                output: Any = part.content
-                if part.images:
-                    output = [{"type": "input_text", "text": part.content}] + [
-                        _input_image(image) for image in part.images
-                    ]
-                items.append(
-                    {"type": "function_call_output", "call_id": part.call_id, "output": output}
-                )
-            elif isinstance(part, TextPart):
-                content.append({"type": "input_text", "text": part.text})
-            else:
-                content.append(_input_image(part))
-        if content:
-            items.append({"role": "user", "content": content})
+    if isinstance(message, AssistantMessage):
+        if text := message.text:
+            content = [{"type": "output_text", "text": text}]
+            items.append({"type": "message", "role": "assistant", "content": content})
+        for call in message.tool_calls:
+            arguments = json.dumps(call.arguments, sort_keys=True, separators=(",", ":"))
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": call.call_id,
+                    "name": call.name,
+                    "arguments": arguments,
+                }
+            )
+        return items
+    content: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, ToolResultPart):
+            output: Any = part.content
+            if part.images:
+                output = [{"type": "input_text", "text": part.content}] + [
+                    _input_image(image) for image in part.images
+                ]
+            items.append(
+                {"type": "function_call_output", "call_id": part.call_id, "output": output}
+            )
+        elif isinstance(part, TextPart):
+            content.append({"type": "input_text", "text": part.text})
+        else:
+            content.append(_input_image(part))
+    if content:
+        items.append({"role": "user", "content": content})
     return items
 
 
@@ -199,28 +228,35 @@ def _input_image(image: ImagePart) -> dict[str, Any]:
 
 
 def response_error(error: Any) -> ModelError:
-    message = getattr(error, "message", None) or "the response failed"
-    code = str(getattr(error, "code", "") or "")
+    fields = _object(error)
+    message = fields.get("message") or "the response failed"
+    code = str(fields.get("code") or "")
     if code in ("rate_limit_exceeded", "server_error"):
         return ModelUnavailable(f"OpenAI: {message}")
     return ModelError(f"OpenAI: {message}")
 
 
-def _finish(response: Response) -> FinishReason:
-    if response.status == "incomplete":
-        details = response.incomplete_details
-        return "refusal" if details and details.reason == "content_filter" else "max_tokens"
-    for item in response.output or []:
-        if item.type == "message" and any(c.type == "refusal" for c in item.content):
+def _finish(response: dict[str, Any]) -> FinishReason:
+    if response.get("status") == "incomplete":
+        reason = _object(response.get("incomplete_details")).get("reason")
+        return "refusal" if reason == "content_filter" else "max_tokens"
+    for item in map(_object, response.get("output") or []):
+        contents = map(_object, item.get("content") or []) if item.get("type") == "message" else ()
+        if any(c.get("type") == "refusal" for c in contents):
             return "refusal"
     return "end_turn"
 
 
-def _usage(usage: ResponseUsage | None) -> Usage:
-    if usage is None:
-        return Usage()
-    details = usage.input_tokens_details
-    cached = (details.cached_tokens if details else 0) or 0
+def _usage(usage: Any) -> Usage:
+    fields = _object(usage)
+    cached = _object(fields.get("input_tokens_details")).get("cached_tokens") or 0
     return Usage(
-        input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, cache_read_tokens=cached
+        input_tokens=int(fields.get("input_tokens") or 0),
+        output_tokens=int(fields.get("output_tokens") or 0),
+        cache_read_tokens=int(cached),
     )
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one."""
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}

@@ -20,7 +20,8 @@ from agent_core.messages import (
     Usage,
 )
 from agent_core.models.assembly import ResponseAssembler
-from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, visible
+from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
+from agent_core.models.body import JSON_HEADERS, EncodedHistory, dumps, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.openai import OpenAIClient
 
@@ -42,19 +43,30 @@ class OpenAIChatModel(CataloguedModel):
     def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
         super().__init__(model_id, info)
         self._openai = OpenAIClient(provider, "the Chat Completions server", model_id)
+        self._history = EncodedHistory(lambda m: items(_chat_items(seen_by(m, info.images))))
 
     def warm_up(self) -> None:
         self._openai.warm_up()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        from openai import AsyncStream
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
         client = await self._openai.client()
         assembler = ResponseAssembler()
-        params = to_chat_params(self.model_id, request, self.info)
+        body = chat_body(self.model_id, request, self.info, self._history)
         calls: dict[int, str] = {}  # tool-call index -> call id
         finish: str | None = None
         usage = Usage()
         async with self._openai.faults(assembler):
-            stream = await client.chat.completions.create(**params, stream=True)
+            stream = await client.post(
+                "/chat/completions",
+                cast_to=ChatCompletion,
+                content=body,
+                options={"headers": JSON_HEADERS},
+                stream=True,
+                stream_cls=AsyncStream[ChatCompletionChunk],
+            )
             async with stream:
                 async for chunk in stream:
                     usage = _usage(chunk) or usage
@@ -82,13 +94,26 @@ class OpenAIChatModel(CataloguedModel):
 
 
 def to_chat_params(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
-    """The Chat Completions request for ``request``: pure, so it is tested without the network."""
+    """The Chat Completions request for ``request``: pure, so it is tested without the network.
+    The adapter sends the same request, its messages encoded once each (``chat_body``)."""
+    messages = to_chat_messages(visible(request.messages, info.images))
+    system = {"role": "system", "content": request.system}
+    return {**_head(model_id, request, info), "messages": [system, *messages]}
+
+
+def chat_body(
+    model_id: str, request: ModelRequest, info: ModelInfo, history: EncodedHistory[bytes]
+) -> bytes:
+    """``to_chat_params``, streamed, as the JSON bytes sent: only new messages are encoded."""
+    system = dumps({"role": "system", "content": request.system})
+    head = {**_head(model_id, request, info), "stream": True}
+    return with_array(head, "messages", [system, *history.fragments(request.messages)])
+
+
+def _head(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
+    """Everything of the request but its messages."""
     params: dict[str, Any] = {
         "model": model_id,
-        "messages": [
-            {"role": "system", "content": request.system},
-            *to_chat_messages(visible(request.messages, info.images)),
-        ],
         "max_tokens": min(request.max_tokens, info.max_output_tokens),
         "stream_options": {"include_usage": True},
     }
@@ -110,45 +135,44 @@ def to_chat_params(model_id: str, request: ModelRequest, info: ModelInfo) -> dic
 
 
 def to_chat_messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    for message in history:
-        if isinstance(message, AssistantMessage):
-            entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
-            if message.tool_calls:
-                entry["tool_calls"] = [
-                    {
-                        "id": c.call_id,
-                        "type": "function",
-                        "function": {
-                            "name": c.name,
-                            "arguments": json.dumps(
-                                c.arguments, sort_keys=True, separators=(",", ":")
-                            ),
-                        },
-                    }
-                    for c in message.tool_calls
-                ]
-            messages.append(entry)
-            continue
-        content: list[dict[str, Any]] = []
-        for part in message.parts:
-            if isinstance(part, ToolResultPart):  # tool messages take text; images follow
-                messages.append(
-                    {"role": "tool", "tool_call_id": part.call_id, "content": part.content}
-                )
-                if part.images:
-                    label = f"The image(s) the {part.call_id} tool call returned:"
-                    content.append({"type": "text", "text": label})
-                    content.extend(_image_url(image) for image in part.images)
-            elif isinstance(part, TextPart):
-                content.append({"type": "text", "text": part.text})
-            else:
-                content.append(_image_url(part))
-        if content:
-            plain = all(c["type"] == "text" for c in content)
-            text = "\n\n".join(c["text"] for c in content) if plain else None
-            messages.append({"role": "user", "content": text if plain else content})
-    return messages
+    return [item for message in history for item in _chat_items(message)]
+
+
+def _chat_items(message: Message) -> list[dict[str, Any]]:
+    """The Chat Completions messages one history message becomes."""
+    if isinstance(message, AssistantMessage):
+        entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+        if message.tool_calls:
+            entry["tool_calls"] = [
+                {
+                    "id": c.call_id,
+                    "type": "function",
+                    "function": {
+                        "name": c.name,
+                        "arguments": json.dumps(c.arguments, sort_keys=True, separators=(",", ":")),
+                    },
+                }
+                for c in message.tool_calls
+            ]
+        return [entry]
+    items: list[dict[str, Any]] = []
+    content: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, ToolResultPart):  # tool messages take text; images follow
+            items.append({"role": "tool", "tool_call_id": part.call_id, "content": part.content})
+            if part.images:
+                label = f"The image(s) the {part.call_id} tool call returned:"
+                content.append({"type": "text", "text": label})
+                content.extend(_image_url(image) for image in part.images)
+        elif isinstance(part, TextPart):
+            content.append({"type": "text", "text": part.text})
+        else:
+            content.append(_image_url(part))
+    if content:
+        plain = all(c["type"] == "text" for c in content)
+        text = "\n\n".join(c["text"] for c in content) if plain else None
+        items.append({"role": "user", "content": text if plain else content})
+    return items
 
 
 def _image_url(image: ImagePart) -> dict[str, Any]:

@@ -434,6 +434,7 @@ class FakeLLM:
 
     def handle(self, h: _Handler) -> None:
         """Answer one request (on a server thread): the next queued reply, or an error."""
+        arrived = time.monotonic()  # the server's own time starts here: reading the body is its work
         raw = h.rfile.read(int(h.headers.get("Content-Length") or 0))
         try:
             parsed: Any = json.loads(raw or b"{}")
@@ -443,7 +444,7 @@ class FakeLLM:
         body = cast(JSON, parsed) if isinstance(parsed, dict) else fallback
         path = h.path.split("?", 1)[0]
         headers = {k.lower(): v for k, v in h.headers.items()}
-        record = RecordedRequest(path, headers, body, time.monotonic())
+        record = RecordedRequest(path, headers, body, arrived)
         with self._changed:
             self.requests.append(record)
             number = len(self.requests)
