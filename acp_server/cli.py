@@ -292,6 +292,8 @@ class _SessionWiring:
         self.checkpoints = session_checkpoints(
             settings.checkpoints, settings.home, setup.cwd, setup.session_id, environment.kept
         )
+        self._git_summary: str | None = None  # made ahead by prepare(), for the first prompt
+        self._prompted = False  # the first system prompt has been built
 
     def read_only(self, argv: list[str]) -> list[str]:
         """``argv`` in the session's sandbox, changing nothing (Heron's own git calls)."""
@@ -323,7 +325,15 @@ class _SessionWiring:
             self.mcp,
             self.workspace,
             self.checkpoints,
+            self.prepare,
         )
+
+    def prepare(self) -> None:
+        """What the first prompt's system prompt needs that takes a while (git's view of the
+        workspace: a few sandboxed git processes), found once the session is open."""
+        summary = self.git.summary(self.setup.cwd)
+        if not self._prompted:  # else the first prompt found it itself, and it may be stale
+            self._git_summary = summary
 
     async def send(self, update: dict[str, Any]) -> None:
         """Every update of the session goes out here, and into its stored transcript."""
@@ -373,12 +383,14 @@ class _SessionWiring:
         from agent_core.events import NoticeRaised
 
         setup = self.setup
+        found = None if self._prompted else self._git_summary  # /reload finds it again
+        self._prompted = True
         environment = Environment(
             setup.cwd,
             setup.additional_directories,
             self.settings.shell,
             date.today(),
-            self.git.summary(setup.cwd),
+            found or self.git.summary(setup.cwd),
         )
         prompt = build_system_prompt(environment, self.choice.spec, setup.system_prompt)
         left_out = [f for f in prompt.context_files if f.blocked]

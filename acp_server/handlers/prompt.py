@@ -60,7 +60,12 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
         await _tell_about_changed_instructions(state, session)
         await _tell_about_unseen_images(state, session, parts)
         failure: Exception | None = None
+        title = _title(session, blocks)
         async with session.parts.writes.running():  # the answer waits for the writes, not the turn
+            if title is not None:  # written while the model works
+                await session.parts.writes.submit(
+                    lambda: state.store.update(session.id, title=title)
+                )
             try:
                 stop = await _prompt_or_command(state, session, parts)
             except Exception as exc:  # noqa: BLE001 - raised below, outside the writer's task group
@@ -74,7 +79,9 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
                     )
         if failure is not None:
             raise failure
-        await _name_the_session(state, session, blocks)
+        if title is not None:
+            update = {"sessionUpdate": "session_info_update", "title": title}
+            await state.notify_update(session.id, {**update, "updatedAt": to_iso_time(time.time())})
         await tell_about_history(state, session)  # a save that failed: the session goes on unsaved
         return {"stopReason": stop}
 
@@ -191,21 +198,13 @@ async def _tell(state: ServerState, session: Session, notice: NoticeRaised) -> N
         await session.parts.send(update)
 
 
-async def _name_the_session(
-    state: ServerState, session: Session, blocks: list[dict[str, Any]]
-) -> None:
-    """After the first exchange, the session gets a title: its first prompt's first line."""
+def _title(session: Session, blocks: list[dict[str, Any]]) -> str | None:
+    """The title its first prompt gives a session (its first line); None once it has one."""
     if session.titled:
-        return
+        return None
     session.titled = True
     text = next((b["text"] for b in blocks if b.get("type") == "text" and b["text"].strip()), "")
-    title = " ".join(text.strip().splitlines()[0].split())[:TITLE_CHARS] if text else "Untitled"
-    await state.store.update(session.id, title=title)
-    updated_at = to_iso_time(time.time())
-    await state.notify_update(
-        session.id,
-        {"sessionUpdate": "session_info_update", "title": title, "updatedAt": updated_at},
-    )
+    return " ".join(text.strip().splitlines()[0].split())[:TITLE_CHARS] if text else "Untitled"
 
 
 async def _read_linked(uri: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import anyio
+
 from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
@@ -54,7 +56,7 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
     """The answer that opens a session (new, load, resume, fork): its modes and options; then,
     once the answer is out, its MCP servers start, its commands are announced and what the
     store has to tell it is told (``announce``), and what its first prompt will need is
-    loaded."""
+    loaded and built."""
     options, model = session.options(state.settings), session.parts.choice.model
 
     async def after() -> None:
@@ -63,8 +65,10 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         if announce:
             await announce_commands(state, session)
             await tell_about_history(state, session)
+        await anyio.to_thread.run_sync(session.parts.prepare)
         await state.run_once("wire models", state.warm_up)
-        await state.run_once(model.name, model.warm_up)
+        session.agent  # noqa: B018 - built now, so that a prompt finds it ready
+        await anyio.to_thread.run_sync(model.warm_up)  # the SDK, once; this model's client
 
     result: dict[str, Any] = {
         "modes": to_modes(options),

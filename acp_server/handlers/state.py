@@ -91,6 +91,7 @@ class SessionParts:
     mcp: McpServers  # the session's MCP servers, started once the session is open
     workspace: Workspace  # the session's files, through the editor where it offers them
     checkpoints: Checkpoints  # the workspace before each turn's first change
+    prepare: Callable[[], None]  # blocking: what the first prompt needs, made ahead in a thread
 
     async def close(self) -> None:
         """Stop what the session started: its commands, its MCP servers, its sandbox's leftovers."""

@@ -40,7 +40,7 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import Model, ModelRequest, ResponseCompleted, ToolSpec
-from agent_core.tools.base import ToolContext, Toolset, call_title
+from agent_core.tools.base import ToolContext, Toolset, arguments_schema, call_title
 
 DEFAULT_MAX_REQUESTS = 90
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
@@ -77,7 +77,7 @@ class Agent:
         self._showed_content: set[str] = set()  # calls whose tool put its own content on screen
         ordered = sorted(tools.values(), key=lambda t: t.name)  # a stable, cacheable prefix
         self._specs = tuple(
-            ToolSpec(t.name, t.description, t.arguments.model_json_schema()) for t in ordered
+            ToolSpec(t.name, t.description, arguments_schema(t.arguments)) for t in ordered
         )
 
     @property

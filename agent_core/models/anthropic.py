@@ -29,6 +29,7 @@ from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
 from agent_core.models.body import JSON_HEADERS, EncodedHistory, dumps, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
+from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, error_message, from_status
 
 if TYPE_CHECKING:
@@ -60,8 +61,13 @@ class AnthropicModel(CataloguedModel):
         if self._client is None:
             import anthropic
 
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self._provider.api_key, base_url=self._provider.base_url, max_retries=0
+            provider = self._provider
+            self._client = shared(
+                "anthropic",
+                provider,
+                lambda: anthropic.AsyncAnthropic(
+                    api_key=provider.api_key, base_url=provider.base_url, max_retries=0
+                ),
             )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:

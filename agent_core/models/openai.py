@@ -27,6 +27,7 @@ from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
 from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
+from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, error_message, from_status
 
 if TYPE_CHECKING:
@@ -49,9 +50,12 @@ class OpenAIClient:
             import openai
 
             # Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) need no key.
-            key = self._provider.api_key or ("not-needed" if self._provider.base_url else None)
-            self._client = openai.AsyncOpenAI(
-                api_key=key, base_url=self._provider.base_url, max_retries=0
+            provider = self._provider
+            key = provider.api_key or ("not-needed" if provider.base_url else None)
+            self._client = shared(
+                "openai",
+                provider,
+                lambda: openai.AsyncOpenAI(api_key=key, base_url=provider.base_url, max_retries=0),
             )
 
     async def client(self) -> AsyncOpenAI:

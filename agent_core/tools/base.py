@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -98,6 +99,19 @@ class SchemaArguments:
         if not isinstance(obj, dict):
             raise ToolError("Arguments must be a JSON object.")
         return cast(dict[str, Any], obj)
+
+
+def arguments_schema(arguments: type[BaseModel] | ArgumentModel) -> dict[str, Any]:
+    """A tool's JSON schema for its arguments; a pydantic model's is built once per process
+    (every session's agent asks for every tool's)."""
+    return (
+        _model_schema(arguments) if isinstance(arguments, type) else arguments.model_json_schema()
+    )
+
+
+@functools.cache
+def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from agent_core.events import (
 )
 from agent_core.messages import ToolCallPart, ToolResultPart
 from agent_core.safety.policy import Script
-from agent_core.tools.base import Tool, ToolContext, before_change, call_title
+from agent_core.tools.base import Tool, ToolContext, arguments_schema, before_change, call_title
 
 RunTool = Callable[[ToolCallPart, ToolContext], Awaitable[ToolResultPart]]
 SCRIPTABLE = ("read_file", "edit_file", "write_file", "search", "find_files", "terminal")
@@ -64,7 +64,7 @@ class ExecuteCode:
         self._tools = tools
         self._run_tool = run_tool
         self._stubs = [
-            StubTool(name, tool.description, tool.arguments.model_json_schema())
+            StubTool(name, tool.description, arguments_schema(tool.arguments))
             for name, tool in sorted(tools.items())
         ]
         self.description = _describe(self._stubs, self._settings)
