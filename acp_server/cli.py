@@ -329,8 +329,10 @@ class _SessionWiring:
         )
 
     def prepare(self) -> None:
-        """What the first prompt's system prompt needs that takes a while (git's view of the
-        workspace: a few sandboxed git processes), found once the session is open."""
+        """What the agent needs that takes a while, made once the session is open: a stored
+        conversation decoded, and git's view of the workspace (a few sandboxed git processes)."""
+        for _ in self.restored.history:  # decoded as it is read (``StoredMessages``)
+            pass
         summary = self.git.summary(self.setup.cwd)
         if not self._prompted:  # else the first prompt found it itself, and it may be stale
             self._git_summary = summary

@@ -16,7 +16,7 @@ HERON = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "heron")
 RUNS = 15
 
 
-def _call(
+def call_agent(
     stdin: IO[bytes], stdout: IO[bytes], request_id: int, method: str, params: dict[str, Any]
 ) -> dict[str, Any]:
     stdin.write(
@@ -43,13 +43,13 @@ def one_run(env: dict[str, str], workspace: Path) -> tuple[float, float, float]:
     started = time.perf_counter()
     proc = subprocess.Popen([HERON, "acp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert proc.stdin and proc.stdout
-    init = _call(
+    init = call_agent(
         proc.stdin, proc.stdout, 1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}}
     )
     initialized = time.perf_counter()
     assert "result" in init, init
     before_new = time.perf_counter()
-    new = _call(
+    new = call_agent(
         proc.stdin, proc.stdout, 2, "session/new", {"cwd": str(workspace), "mcpServers": []}
     )
     session_new = time.perf_counter() - before_new

@@ -32,7 +32,8 @@ def folded(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     builder = TranscriptBuilder()
     for update in updates:
         builder.feed(update)
-    return replay(builder.drain(finished=True))
+    stored = [json.dumps(item) for item in builder.drain(finished=True)]
+    return [json.loads(item) for item in replay(stored)]
 
 
 def wait_for_first_chunk(agent: RawAgent) -> None:

@@ -8,6 +8,7 @@ that are complete; a tool call still running holds back what follows it, so orde
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -91,11 +92,14 @@ class TranscriptBuilder:
         self._pending_text, self._pending_pieces = None, []
 
 
-def replay(items: Sequence[Item]) -> list[Item]:
-    """The updates that show a stored session again, in order; of the plans, only the last."""
-    plans = [n for n, item in enumerate(items) if item.get("sessionUpdate") == "plan"]
-    return [
-        dict(item)
-        for n, item in enumerate(items)
-        if item.get("sessionUpdate") != "plan" or n == plans[-1]
-    ]
+def replay(items: Sequence[str]) -> list[str]:
+    """The updates that show a stored session again (each one's JSON, as it was stored), in
+    order; of the plans, only the last. Only an item that may be a plan is decoded to be sure:
+    the rest go out as they are."""
+    older_plans = {n for n, item in enumerate(items) if _is_plan(item)}
+    older_plans.discard(max(older_plans, default=-1))
+    return [item for n, item in enumerate(items) if n not in older_plans]
+
+
+def _is_plan(item: str) -> bool:
+    return '"plan"' in item[:40] and json.loads(item).get("sessionUpdate") == "plan"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from typing import Any
 
@@ -32,8 +33,9 @@ PAGE_SIZE = 50
 async def load_session(state: ServerState, raw: Any) -> Reply:
     """Replay the whole conversation as updates, then answer; nothing follows the answer."""
     session, stored = await _open(state, raw)
-    for update in replay(stored.transcript):
-        await state.notify_update(session.id, update)
+    prefix = b'{"sessionId":%s,"update":' % json.dumps(session.id).encode()
+    updates = [prefix + item.encode() + b"}" for item in replay(stored.transcript)]
+    await state.connection.notify_encoded("session/update", updates)
     await _show_interrupted(state, session, stored, replaying=True)
     await announce_commands(state, session)  # part of the replay: nothing may follow the answer
     await tell_about_history(state, session)
@@ -67,7 +69,8 @@ async def fork_session(state: ServerState, raw: Any) -> Reply:
             thought_level=choice.thought_level,
         )
     )
-    await state.store.append(setup.session_id, parent.messages, parent.transcript)
+    transcript = [json.loads(item) for item in parent.transcript]
+    await state.store.append(setup.session_id, parent.messages, transcript)
     from agent_core.checkpoints.session import CheckpointError
 
     with contextlib.suppress(CheckpointError):  # a fork without them is still a fork
@@ -158,9 +161,9 @@ async def _show_interrupted(
 ) -> None:
     """Tool calls a stopped Heron left running end as failed, in the editor and the stored
     transcript. A replay shows each whole; after a resume the editor already has the call."""
-    from agent_core.loop.history import well_formed
+    from agent_core.loop.history import unanswered_at_end
 
-    if not well_formed(stored.messages).interrupted:
+    if not unanswered_at_end(stored.messages):  # a kill leaves its calls at the end
         return
     for event in session.agent.interrupted_calls():
         update = to_session_update(event)

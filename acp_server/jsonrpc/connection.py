@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -164,6 +164,19 @@ class Connection:
 
     async def notify(self, method: str, params: Any) -> None:
         await self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def notify_encoded(self, method: str, params: Sequence[bytes]) -> None:
+        """One notification per item of ``params``, each already JSON (a replay's stored
+        updates): framed around it without decoding it, and queued as one write."""
+        opening = b'{"jsonrpc":"2.0","method":%s,"params":' % encode(method)
+        frames = [opening + item + b"}" for item in params]
+        if self._trace:
+            for frame in frames:
+                self._trace("send", frame)
+        try:
+            await self._transport.send(b"".join(frame + b"\n" for frame in frames))
+        except TransportClosed:
+            log.debug("dropped %d messages: output closed", len(frames))
 
     # -- incoming -------------------------------------------------------------------------
 

@@ -25,8 +25,8 @@ from agent_core.events import (
     TurnEnded,
 )
 from agent_core.loop.compacting import compact
-from agent_core.loop.execution import batches, execute
-from agent_core.loop.history import History, shown_interrupted
+from agent_core.loop.execution import batches, execute, shown_interrupted
+from agent_core.loop.history import History
 from agent_core.loop.meter import ContextMeter
 from agent_core.loop.translate import FINISH_TO_STOP, ArgumentsPreview, translate
 from agent_core.messages import (

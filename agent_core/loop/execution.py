@@ -6,8 +6,10 @@ from pydantic import ValidationError
 
 from agent_core.approvals import ApprovalCancelled
 from agent_core.errors import ToolError
+from agent_core.events import Event, TextContent, ToolCallStarted, ToolCallUpdated
+from agent_core.loop.history import INTERRUPTED_RESULT
 from agent_core.messages import ToolCallPart, ToolResultPart
-from agent_core.tools.base import ToolContext, Toolset
+from agent_core.tools.base import ToolContext, Toolset, call_title
 
 
 async def execute(
@@ -68,3 +70,18 @@ def batches(calls: tuple[ToolCallPart, ...], tools: Toolset) -> list[list[ToolCa
             grouped.append([call])
         previous_read_only = read_only
     return grouped
+
+
+def shown_interrupted(call: ToolCallPart, tools: Toolset) -> tuple[Event, Event]:
+    """The editor's view of a call that was given ``INTERRUPTED_RESULT``: started, then failed."""
+    tool = tools.get(call.name)
+    title = call_title(call.name, call.arguments, tools)
+    started = ToolCallStarted(call.call_id, call.name, title, tool.kind if tool else "other")
+    failed = ToolCallUpdated(
+        call.call_id,
+        status="failed",
+        arguments=call.arguments,
+        output=INTERRUPTED_RESULT,
+        content=(TextContent(INTERRUPTED_RESULT),),
+    )
+    return started, failed

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent_core.events import Event, TextContent, ToolCallStarted, ToolCallUpdated
 from agent_core.messages import (
     AssistantMessage,
     Message,
@@ -23,7 +22,6 @@ from agent_core.messages import (
     UserMessage,
     UserPart,
 )
-from agent_core.tools.base import Toolset, call_title
 
 INTERRUPTED_RESULT = "interrupted: Heron stopped before this finished"
 
@@ -129,6 +127,18 @@ def well_formed(messages: Sequence[Message]) -> WellFormed:
     return WellFormed(tuple(_alternating(out)), tuple(interrupted), changed=True)
 
 
+def unanswered_at_end(messages: Sequence[Message]) -> bool:
+    """Whether the last tool calls lack results, as a process killed while a tool ran leaves
+    them; it reads the last two messages only (a long stored session stays undecoded)."""
+    tail = messages[-2:] if len(messages) >= 2 else messages[:]
+    calls = next((m.tool_calls for m in reversed(tail) if isinstance(m, AssistantMessage)), ())
+    if not calls:
+        return False
+    last = tail[-1]
+    answered = {p.call_id for p in last.parts if isinstance(p, ToolResultPart)}
+    return isinstance(last, AssistantMessage) or any(c.call_id not in answered for c in calls)
+
+
 def _already_well_formed(messages: Sequence[Message]) -> bool:
     calls: tuple[ToolCallPart, ...] = ()
     previous: Message | None = None
@@ -181,18 +191,3 @@ def _answered(
 
 def _interrupted(call: ToolCallPart) -> ToolResultPart:
     return ToolResultPart(call.call_id, INTERRUPTED_RESULT, is_error=True)
-
-
-def shown_interrupted(call: ToolCallPart, tools: Toolset) -> tuple[Event, Event]:
-    """The editor's view of a call that was given ``INTERRUPTED_RESULT``: started, then failed."""
-    tool = tools.get(call.name)
-    title = call_title(call.name, call.arguments, tools)
-    started = ToolCallStarted(call.call_id, call.name, title, tool.kind if tool else "other")
-    failed = ToolCallUpdated(
-        call.call_id,
-        status="failed",
-        arguments=call.arguments,
-        output=INTERRUPTED_RESULT,
-        content=(TextContent(INTERRUPTED_RESULT),),
-    )
-    return started, failed

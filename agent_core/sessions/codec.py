@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, overload
 
 from agent_core.messages import (
     AssistantMessage,
@@ -68,3 +69,26 @@ def plain_text(message: Message) -> str:
         p.text for p in message.parts if isinstance(p, TextPart | ThinkingPart) and p.text
     )
     return text.encode(errors="replace").decode()
+
+
+class StoredMessages(Sequence[Message]):
+    """Messages as the store holds them (their JSON), each decoded the first time it is used."""
+
+    def __init__(self, bodies: Sequence[str]) -> None:
+        self._bodies = bodies
+        self._decoded: list[Message | None] = [None] * len(bodies)
+
+    def __len__(self) -> int:
+        return len(self._bodies)
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | Sequence[Message]:
+        if isinstance(index, slice):
+            return [self[n] for n in range(*index.indices(len(self)))]
+        message = self._decoded[index]
+        if message is None:
+            message = self._decoded[index] = load_message(self._bodies[index])
+        return message

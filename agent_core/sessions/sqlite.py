@@ -255,7 +255,7 @@ class SqliteSessionStore:
         await self._run(run)
 
     async def load(self, session_id: str) -> StoredSession:
-        from agent_core.sessions.codec import load_message
+        from agent_core.sessions.codec import StoredMessages
         from agent_core.sessions.store import StoredSession
 
         def run(db: sqlite3.Connection) -> StoredSession:
@@ -270,8 +270,8 @@ class SqliteSessionStore:
             )
             return StoredSession(
                 _record(row),
-                tuple(load_message(body) for (body,) in messages),
-                tuple(json.loads(body) for (body,) in transcript),
+                StoredMessages([body for (body,) in messages]),
+                tuple(body for (body,) in transcript),
             )
 
         return await self._run(run)

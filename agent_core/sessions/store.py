@@ -26,9 +26,13 @@ class SessionRecord:
 
 @dataclass(frozen=True)
 class StoredSession:
+    """A session as stored. A replay sends the transcript's items as they were written (each
+    one JSON object's text), and the messages are decoded when they are first used, so that
+    a long session's ``session/load`` answers without decoding what it does not show."""
+
     record: SessionRecord
-    messages: tuple[Message, ...]
-    transcript: tuple[DisplayItem, ...]
+    messages: Sequence[Message]
+    transcript: tuple[str, ...]
 
 
 @dataclass(frozen=True)
