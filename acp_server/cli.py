@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import logging
 import os
 import signal
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
@@ -32,6 +32,8 @@ from agent_core.config import ConfigWatch, Settings, heron_home
 from agent_core.errors import ConfigError
 
 if TYPE_CHECKING:
+    import argparse
+
     from agent_core.events import Event, NoticeRaised
     from agent_core.loop.agent import Agent
     from agent_core.messages import Message, ToolCallPart, ToolResultPart
@@ -43,6 +45,11 @@ log = logging.getLogger("heron")
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["acp"] and (len(args) == 1 or (len(args) == 3 and args[1] == "--model")):
+        return run_acp(model=args[2] if len(args) == 3 else None)  # editors: no argparse to load
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="heron",
         description="Heron, a coding agent for editors.",
@@ -70,10 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("doctor", help="check the model, the key and each editor's entry")
     login = commands.add_parser("login", help="choose a provider and store its API key")
     login.add_argument("--provider", choices=("anthropic", "openai", "openai-chat"))
-    args = parser.parse_args(argv)
-    if args.command == "acp":
-        return run_acp(model=args.model)
-    return _run_terminal_command(args)
+    parsed = parser.parse_args(args)
+    if parsed.command == "acp":
+        return run_acp(model=parsed.model)
+    return _run_terminal_command(parsed)
 
 
 def _run_terminal_command(args: argparse.Namespace) -> int:

@@ -5,12 +5,24 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shlex
 import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import checkpoints, mcp, safety, scripts, sessions, startup, tools, turns
+from bench import (
+    checkpoints,
+    first_prompts,
+    long_sessions,
+    mcp,
+    safety,
+    scripts,
+    sessions,
+    startup,
+    tools,
+    turns,
+)
 from bench.figures import Figure
 
 HEADER = "| figure | measured | budget | verdict | how |\n| --- | --- | --- | --- | --- |"
@@ -24,7 +36,7 @@ def environment(home: str) -> dict[str, str]:
     return env
 
 
-def report(figures: list[Figure]) -> str:
+def report(figures: list[Figure], agent: str | None = None) -> str:
     system = f"{platform.system()} {platform.release()}"
     machine = f"{os.cpu_count()} cores, Python {platform.python_version()}, {system}"
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -32,10 +44,13 @@ def report(figures: list[Figure]) -> str:
     return (
         "# Performance\n\n"
         "Measured by `make bench` (`python -m bench --write docs/PERFORMANCE.md`) against real\n"
-        "`heron acp` processes over stdio, with the offline scripted model unless a figure\n"
-        "names a provider (then against the tests' fake LLM server, with the real SDK).\n"
-        "Modules are byte-compiled first, as an installed wheel has them. Budgets are from\n"
-        "DESIGN.md section 5.\n\n"
+        f"`{agent or 'heron acp'}` processes over stdio, with the offline scripted model unless\n"
+        "a figure names a provider (then against the tests' fake LLM server, with the real\n"
+        "SDK). A figure of the agent's time is what the editor waits for, less the model\n"
+        "server's own time. Modules are byte-compiled first, as an installed wheel has them.\n"
+        "Budgets are from DESIGN.md section 5 and the speed work that followed it.\n"
+        "`python -m bench --agent '<command>'` runs the scenarios any ACP agent can run against\n"
+        "another agent, for a side-by-side.\n\n"
         f"Last run: {stamp} on {machine}.\n\n"
         f"{HEADER}\n{rows}\n"
     )
@@ -44,20 +59,32 @@ def report(figures: list[Figure]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--write", type=Path, help="also write the report to this Markdown file")
+    parser.add_argument(
+        "--agent",
+        help="measure another ACP agent, given its command (e.g. 'codex-acp'), in the scenarios "
+        "any agent can run: start-up, first prompts and long sessions against the fake model "
+        "server, whose address it gets in ANTHROPIC_BASE_URL and OPENAI_BASE_URL",
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as home:
-        env = environment(home)
+    agent = tuple(shlex.split(args.agent)) if args.agent else startup.HERON_ACP
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as workspace:
+        env, where = environment(home), Path(workspace)
         figures = (
-            startup.measure(env)
-            + turns.measure(env)
-            + tools.measure(env)
-            + sessions.measure(env)
-            + mcp.measure(env)
-            + scripts.measure(env)
-            + safety.measure(env)
-            + checkpoints.measure(env)
+            startup.measure(env, agent)
+            + first_prompts.measure(env, where, agent)
+            + long_sessions.measure(env, where, agent)
         )
-    text = report(figures)
+        if not args.agent:  # what only Heron has
+            figures += (
+                turns.measure(env)
+                + tools.measure(env)
+                + sessions.measure(env)
+                + mcp.measure(env)
+                + scripts.measure(env)
+                + safety.measure(env)
+                + checkpoints.measure(env)
+            )
+    text = report(figures, " ".join(agent) if args.agent else None)
     sys.stdout.write(text)
     if args.write:
         args.write.write_text(text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from bench.figures import Figure
@@ -26,18 +27,20 @@ MODELS = {
 }
 
 
-def agent_times(env: dict[str, str], workspace: Path, provider: str, turns: int) -> list[float]:
+def agent_times(
+    env: dict[str, str], workspace: Path, provider: str, turns: int, agent: Sequence[str]
+) -> list[float]:
     """Seconds of the agent's own time, per turn of one session."""
     times: list[float] = []
     with FakeLLM() as fake:
         run_env = {**env, **fake.environment(MODELS[provider])}
-        with RawAgent(run_env, check_schema=False) as agent:
-            agent.initialize()
-            session_id = agent.new_session(workspace)
+        with RawAgent(run_env, check_schema=False, command=agent) as client:
+            client.initialize()
+            session_id = client.new_session(workspace)
             for turn in range(turns):
                 fake.enqueue(Reply((Text(REPLY),), chunk_chars=120))
                 started = time.perf_counter()
-                agent.prompt(session_id, f"turn {turn}: go on")
+                client.prompt(session_id, f"turn {turn}: go on")
                 waited = time.perf_counter() - started
                 record = fake.requests[-1]
                 served = fake.finished(record) - record.started_at
@@ -45,10 +48,10 @@ def agent_times(env: dict[str, str], workspace: Path, provider: str, turns: int)
     return times
 
 
-def measure(env: dict[str, str], workspace: Path) -> list[Figure]:
+def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[Figure]:
     figures: list[Figure] = []
     for provider in MODELS:
-        times = agent_times(env, workspace, provider, TURNS)
+        times = agent_times(env, workspace, provider, TURNS, agent)
         early = statistics.median(times[5 : 5 + WINDOW]) * 1000
         late = statistics.median(times[-WINDOW:]) * 1000
         how = f"~1 KB replies; median of turns {TURNS - WINDOW + 1}-{TURNS}; editor-observed time "

@@ -434,7 +434,9 @@ class FakeLLM:
 
     def handle(self, h: _Handler) -> None:
         """Answer one request (on a server thread): the next queued reply, or an error."""
-        arrived = time.monotonic()  # the server's own time starts here: reading the body is its work
+        arrived = (
+            time.monotonic()
+        )  # the server's own time starts here: reading the body is its work
         raw = h.rfile.read(int(h.headers.get("Content-Length") or 0))
         try:
             parsed: Any = json.loads(raw or b"{}")

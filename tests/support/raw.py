@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
@@ -31,10 +31,11 @@ class RawAgent:
         *,
         check_schema: bool = True,  # benchmarks turn it off: it costs CPU the timings would see
         preexec: Callable[[], None] | None = None,  # run in the child before heron (limits)
+        command: Sequence[str] = HERON,  # another ACP agent, for side-by-side benchmarks
     ) -> None:
         self.check_schema = check_schema
         self.proc = subprocess.Popen(
-            [*HERON, *args],
+            [*command, *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

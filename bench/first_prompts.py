@@ -1,0 +1,89 @@
+"""First prompts against the fake model server, with each provider's real SDK: one sent the
+moment ``session/new`` answers in a fresh process, and a second session's first prompt next to
+a later prompt of the same session. The agent's time is what the editor waits for, less the
+model server's own time. Also the memory of an idle process whose session has a real provider.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.figures import Figure
+from bench.startup import peak_rss_mb
+from tests.support.fake_llm import FakeLLM, Reply, Text
+from tests.support.raw import RawAgent
+
+SAMPLES = 7
+PAUSE = 0.3  # seconds between an answer and the next prompt (a process that idles is slower)
+MODELS = {
+    "anthropic": "anthropic:claude-bench",
+    "openai": "openai:gpt-bench",
+    "openai-chat": "openai-chat:bench-model",
+}
+
+
+def agent_time(agent: RawAgent, fake: FakeLLM, session_id: str) -> float:
+    """Seconds the editor waits for a one-request prompt, less the model server's own time."""
+    fake.enqueue(Reply((Text("Hello there."),)))
+    started = time.perf_counter()
+    agent.prompt(session_id, "hi")
+    waited = time.perf_counter() - started
+    record = fake.requests[-1]
+    return waited - (fake.finished(record) - record.started_at)
+
+
+def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[Figure]:
+    figures: list[Figure] = []
+    for provider, model in MODELS.items():
+        with FakeLLM() as fake:
+            run_env = {**env, **fake.environment(model)}
+            at_once: list[float] = []
+            for _ in range(3):
+                with RawAgent(run_env, check_schema=False, command=agent) as fresh:
+                    fresh.initialize()
+                    at_once.append(agent_time(fresh, fake, fresh.new_session(workspace)))
+            firsts, laters, rss = [], [], []
+            with RawAgent(run_env, check_schema=False, command=agent) as warm:
+                warm.initialize()
+                agent_time(warm, fake, warm.new_session(workspace))
+                for _ in range(SAMPLES):
+                    session_id = warm.new_session(workspace)
+                    time.sleep(PAUSE)  # the editor shows the new session; the user types
+                    firsts.append(agent_time(warm, fake, session_id))
+                    time.sleep(PAUSE)  # the same pause before a later prompt: equal footing
+                    laters.append(agent_time(warm, fake, session_id))
+            with RawAgent(run_env, check_schema=False, command=agent) as idle:
+                idle.initialize()
+                idle.new_session(workspace)
+                time.sleep(1.5)  # what loads after session/new has loaded
+                rss.append(peak_rss_mb(idle.proc.pid))
+        first, later = statistics.median(firsts), statistics.median(laters)
+        figures += [
+            Figure(
+                f"first prompt, sent the moment `session/new` answers ({provider})",
+                statistics.median(at_once) * 1000,
+                "ms",
+                60,
+                "a fresh process; editor-observed time minus the model server's own; median of 3",
+            ),
+            Figure(
+                f"a second session's first prompt over a later one ({provider})",
+                first / later,
+                "x",
+                1.2,
+                f"same process, each after a {PAUSE:g} s pause; {first * 1000:.1f} ms against "
+                f"{later * 1000:.1f} ms, editor-observed minus the model server's time; "
+                f"median of {SAMPLES}",
+            ),
+            Figure(
+                f"peak RSS, idle after `session/new` ({provider})",
+                statistics.median(rss),
+                "MB",
+                50,
+                "VmHWM 1.5 s after `session/new`, the provider's SDK loaded",
+            ),
+        ]
+    return figures
