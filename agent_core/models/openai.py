@@ -64,6 +64,21 @@ class OpenAIClient:
         assert self._client is not None
         return self._client
 
+    async def post_stream(self, path: str, body: bytes, cast_to: Any, events: Any) -> Any:
+        """A streamed request whose body is made already (``models/body.py``): the SDK sends
+        it and yields its events, parsed as ``events`` (``object``: as decoded JSON)."""
+        from openai import AsyncStream
+
+        client = await self.client()
+        return await client.post(
+            path,
+            cast_to=cast_to,
+            content=body,
+            options={"headers": JSON_HEADERS},
+            stream=True,
+            stream_cls=AsyncStream[events],
+        )
+
     @asynccontextmanager
     async def faults(self, assembler: ResponseAssembler) -> AsyncGenerator[None, None]:
         import openai
@@ -93,24 +108,15 @@ class OpenAIResponsesModel(CataloguedModel):
         self._openai.warm_up()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        from openai import AsyncStream
         from openai.types.responses import Response
 
-        client = await self._openai.client()
         assembler = ResponseAssembler()
         body = responses_body(self.model_id, request, self.info, self._history)
         async with self._openai.faults(assembler):
             # The events as the SDK decodes them from the stream, left as JSON objects: three of
             # them echo the whole request's instructions and tools, and building models of those
             # was a third of the time of a round trip.
-            stream = await client.post(
-                "/responses",
-                cast_to=Response,
-                content=body,
-                options={"headers": JSON_HEADERS},
-                stream=True,
-                stream_cls=AsyncStream[object],
-            )
+            stream = await self._openai.post_stream("/responses", body, Response, object)
             calls: dict[str, str] = {}  # item id -> call id
             async with stream:
                 async for raw in stream:

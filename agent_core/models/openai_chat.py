@@ -21,11 +21,12 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
-from agent_core.models.body import JSON_HEADERS, EncodedHistory, dumps, items, with_array
+from agent_core.models.body import EncodedHistory, dumps, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.openai import OpenAIClient
 
 if TYPE_CHECKING:
+    from openai import AsyncStream
     from openai.types.chat import ChatCompletionChunk
 
 FINISH: dict[str | None, FinishReason] = {
@@ -49,23 +50,16 @@ class OpenAIChatModel(CataloguedModel):
         self._openai.warm_up()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        from openai import AsyncStream
         from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-        client = await self._openai.client()
         assembler = ResponseAssembler()
         body = chat_body(self.model_id, request, self.info, self._history)
         calls: dict[int, str] = {}  # tool-call index -> call id
         finish: str | None = None
         usage = Usage()
         async with self._openai.faults(assembler):
-            stream = await client.post(
-                "/chat/completions",
-                cast_to=ChatCompletion,
-                content=body,
-                options={"headers": JSON_HEADERS},
-                stream=True,
-                stream_cls=AsyncStream[ChatCompletionChunk],
+            stream: AsyncStream[ChatCompletionChunk] = await self._openai.post_stream(
+                "/chat/completions", body, ChatCompletion, ChatCompletionChunk
             )
             async with stream:
                 async for chunk in stream:
