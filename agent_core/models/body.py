@@ -10,10 +10,10 @@ into JSON once, when it first appears in the history; later requests reuse that 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
+from agent_core.json_text import compact_json
 from agent_core.messages import Message
 
 Encoded = TypeVar("Encoded")
@@ -22,12 +22,8 @@ JSON_HEADERS = {"Content-Type": "application/json"}
 
 
 def dumps(value: Any) -> bytes:
-    """Compact UTF-8 JSON; a lone surrogate (half an emoji from a cut stream) as its escape."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        return json.dumps(value, separators=(",", ":")).encode()
+    """Compact UTF-8 JSON (``json_text.compact_json``)."""
+    return compact_json(value).encode()
 
 
 class EncodedHistory(Generic[Encoded]):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any, overload
 
+from agent_core.json_text import compact_json
 from agent_core.messages import (
     AssistantMessage,
     AssistantPart,
@@ -30,19 +31,7 @@ PARTS: dict[str, type[Any]] = {
 
 
 def dump_message(message: Message) -> str:
-    return to_json(asdict(message))
-
-
-def to_json(value: Any) -> str:
-    """Compact JSON that SQLite can store: text as UTF-8, except that a lone surrogate (half
-    an emoji, as a provider's stream may cut one) is written as its escape, which reads back
-    as it was. Without that, SQLite's UTF-8 encoding fails and the whole write with it."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return json.dumps(value, separators=(",", ":"))
-    return text
+    return compact_json(asdict(message))
 
 
 def load_message(text: str) -> Message:

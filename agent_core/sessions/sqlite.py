@@ -222,7 +222,8 @@ class SqliteSessionStore:
         if not messages and not transcript:
             return
 
-        from agent_core.sessions.codec import dump_message, plain_text, to_json
+        from agent_core.json_text import compact_json
+        from agent_core.sessions.codec import dump_message, plain_text
 
         def run(db: sqlite3.Connection) -> None:
             with _transaction(db):
@@ -231,7 +232,7 @@ class SqliteSessionStore:
                 redact = self._redact
                 for table, bodies in (
                     ("messages", [redact(dump_message(m)) for m in messages]),
-                    ("transcript", [redact(to_json(t)) for t in transcript]),
+                    ("transcript", [redact(compact_json(t)) for t in transcript]),
                 ):
                     start = db.execute(
                         f"SELECT coalesce(max(seq), 0) FROM {table} WHERE session_id = ?",
