@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from agent_core.events import (
     ToolCallUpdated,
     TurnEnded,
 )
-from agent_core.loop.agent import CANCELLED_RESULT, Agent
+from agent_core.loop.agent import CANCELLED_RESULT, NOT_RUN_RESULT, Agent
 from agent_core.loop.execution import execute
 from agent_core.messages import (
     AssistantMessage,
@@ -32,6 +33,7 @@ from agent_core.messages import (
     ToolResultPart,
     UserMessage,
 )
+from agent_core.models.base import ModelRequest, StreamEvent
 from agent_core.models.scripted import Rule, ScriptedModel
 from agent_core.terminal import LocalTerminal
 from agent_core.tools.base import ToolContext, ToolOutput
@@ -190,13 +192,61 @@ async def test_tool_failures_and_unknown_tools_go_back_to_the_model() -> None:
     assert events[-1] == TurnEnded("end_turn")
 
 
-async def test_the_iteration_budget_ends_the_turn() -> None:
-    forever = [{"tool_call": {"name": "nope", "arguments": {}}}]
-    agent = make_agent(scripted(forever), max_requests=3)
+class Recording(ScriptedModel):
+    """The scripted model, keeping every request it was sent."""
+
+    def __init__(self, *replies: list[dict[str, Any]]) -> None:
+        super().__init__("test", (Rule(re.compile(""), tuple(tuple(r) for r in replies)),), 0.0)
+        self.requests: list[ModelRequest] = []
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self.requests.append(request)
+        async for event in super().stream(request):
+            yield event
+
+
+async def test_the_request_budget_warns_then_ends_the_turn_with_a_summary() -> None:
+    """From 80% of the budget each request carries a note; at the limit one more request, tools
+    off, asks for a summary, which is shown; the turn ends with max_turn_requests. The notes
+    never enter the history."""
+    forever = [{"tool_call": {"name": "nope", "arguments": {}}}, {"text": "Summary: tried."}]
+    model = Recording(forever)
+    agent = make_agent(model, max_requests=5)
     events = await collect(agent, "loop")
     assert events[-1] == TurnEnded("max_turn_requests")
-    assert sum(isinstance(m, AssistantMessage) for m in agent.history) == 3
+    notes = [r.note for r in model.requests]
+    assert notes[:3] == [None, None, None] and len(notes) == 6
+    assert "request 4 of 5" in (notes[3] or "") and "request 5 of 5" in (notes[4] or "")
+    assert "used all 5" in (notes[5] or "")
+    assert [r.tool_choice for r in model.requests] == ["auto"] * 5 + ["none"]
+    shown = "".join(e.text for e in events if isinstance(e, MessageDelta))
+    assert shown.endswith("Summary: tried.")
+    assert agent.history[-1].text == "Summary: tried."
+    assert not any("[Heron:" in str(m) for m in agent.history)
     assert_alternates(agent.history)
+
+
+async def test_a_summary_that_calls_tools_anyway_leaves_them_answered_not_run() -> None:
+    stubborn = [{"tool_call": {"name": "nope", "arguments": {}}}]
+    model = Recording(stubborn, stubborn, stubborn)
+    model.stream = _ignoring_tool_choice(model)  # a model that calls tools regardless
+    agent = make_agent(model, max_requests=2)
+    events = await collect(agent, "loop")
+    assert events[-1] == TurnEnded("max_turn_requests")
+    last = agent.history[-1]
+    assert isinstance(last, UserMessage)
+    assert [p.content for p in last.parts if isinstance(p, ToolResultPart)] == [NOT_RUN_RESULT]
+    assert_alternates(agent.history)
+
+
+def _ignoring_tool_choice(model: Recording) -> Any:
+    stream = model.stream
+
+    async def any_choice(request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        async for event in stream(replace(request, tool_choice="auto")):
+            yield event
+
+    return any_choice
 
 
 async def test_cancel_mid_stream_keeps_partial_text_and_the_next_turn_works() -> None:
@@ -261,3 +311,30 @@ async def test_a_tools_images_go_to_models_that_can_see_them(sees_images: bool) 
         assert result == ToolResultPart("c1", "a picture", images=(ImagePart("AAAA", "image/png"),))
     else:
         assert result.images == () and "1 image(s) shown to the user" in result.content
+
+
+class AskingTool:
+    """Hands the turn back to the user with a question, as ``clarify`` does without a way to
+    ask inside the turn."""
+
+    name, kind, read_only, description = "ask", "other", True, "asks the user"
+    arguments = NumberArguments
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        return "ask"
+
+    async def run(self, arguments: NumberArguments, context: ToolContext) -> ToolOutput:
+        return ToolOutput("Asked the user in the reply.", reply="Which of the two?")
+
+
+async def test_a_tool_reply_ends_the_turn_with_the_question_as_the_answer() -> None:
+    ask = [{"tool_call": {"name": "ask", "arguments": {"n": 1}}}]
+    model = Recording(ask, [{"text": "never asked for"}])
+    agent = make_agent(model, {"ask": AskingTool()})
+    events = await collect(agent, "pick one")
+    assert events[-1] == TurnEnded("end_turn") and len(model.requests) == 1
+    shown = [e.text for e in events if isinstance(e, MessageDelta)]
+    assert shown == ["Which of the two?"]
+    assert [m.kind for m in agent.history] == ["user", "assistant", "user", "assistant"]
+    assert agent.history[-1].text == "Which of the two?"
+    assert "Asked the user" in str(agent.history[2])

@@ -172,12 +172,53 @@ def test_the_bytes_sent_are_the_request_built_each_time_from_scratch(
     info = ModelInfo(200_000, 16_384, images=images)
     encoded = model("m", ProviderSettings(), info)._history  # the adapter's own cache
     for length in range(1, len(GROWING) + 1):
-        request = replace(REQUEST, messages=GROWING[:length])
-        sent = json.loads(body("m", request, info, encoded))
-        assert sent == {**build("m", request, info), "stream": True}, length
+        for note in (None, "3 requests left"):  # a turn's budget note comes and goes
+            request = replace(REQUEST, messages=GROWING[:length], note=note)
+            sent = json.loads(body("m", request, info, encoded))
+            assert sent == {**build("m", request, info), "stream": True}, (length, note)
     changed = (*GROWING[:-1], UserMessage((TextPart("the last message, replaced"),)))
     request = replace(REQUEST, messages=changed)
     assert json.loads(body("m", request, info, encoded)) == {
         **build("m", request, info),
         "stream": True,
     }
+
+
+NOTE = "[Heron: request 9 of 10]"
+
+
+def test_a_budget_note_follows_the_history_after_the_cache_breakpoint() -> None:
+    """The note is sent after everything the prompt cache keeps, so the cached prefix is the
+    same with and without it; and only in the request that carries it."""
+    noted = replace(REQUEST, note=NOTE)
+    *_, results = to_anthropic_params("claude-x", noted, INFO)["messages"]
+    *kept, cached, note = results["content"]
+    assert cached["cache_control"] == {"type": "ephemeral"} and "cache_control" not in note
+    assert note == {"type": "text", "text": NOTE}
+    plain = to_anthropic_params("claude-x", REQUEST, INFO)["messages"][-1]["content"]
+    assert [*kept, cached] == plain
+    assistant_last = replace(noted, messages=HISTORY[:2])  # a user message of its own
+    assert to_anthropic_params("c", assistant_last, INFO)["messages"][-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": NOTE}],
+    }
+    responses = to_responses_params("gpt-x", noted, INFO)["input"]
+    assert responses[-1] == {"role": "user", "content": [{"type": "input_text", "text": NOTE}]}
+    assert responses[:-1] == to_responses_params("gpt-x", REQUEST, INFO)["input"]
+    chat = to_chat_params("local", noted, INFO)["messages"]
+    assert chat[-1] == {"role": "user", "content": NOTE}
+    assert chat[:-1] == to_chat_params("local", REQUEST, INFO)["messages"]
+
+
+def test_tool_choice_none_keeps_the_tools_listed_and_forbids_calling_them() -> None:
+    """The summary request at a turn's limit: the tools stay (the cached prefix, and the
+    history's calls need them), and the model may not call one."""
+    closing = replace(REQUEST, tool_choice="none")
+    anthropic = to_anthropic_params("claude-x", closing, INFO)
+    assert anthropic["tool_choice"] == {"type": "none"} and anthropic["tools"]
+    responses = to_responses_params("gpt-x", closing, INFO)
+    assert responses["tool_choice"] == "none" and responses["tools"]
+    chat = to_chat_params("local", closing, INFO)
+    assert chat["tool_choice"] == "none" and chat["tools"]
+    for build in (to_anthropic_params, to_responses_params, to_chat_params):
+        assert "tool_choice" not in build("m", REQUEST, INFO)

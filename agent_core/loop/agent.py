@@ -10,22 +10,22 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from dataclasses import replace
-
-import anyio
+from typing import Literal
 
 from agent_core.approvals import ApprovalCancelled
 from agent_core.errors import ContextOverflow, StreamInterrupted
 from agent_core.events import (
     CompactionUpdated,
     Event,
+    MessageDelta,
     NoticeRaised,
-    TextContent,
+    StopReason,
     ToolCallUpdated,
     TurnEnded,
 )
+from agent_core.loop.budget import budget_note, summary_note
 from agent_core.loop.compacting import compact
-from agent_core.loop.execution import batches, execute, shown_interrupted
+from agent_core.loop.execution import ToolRunner, shown_interrupted
 from agent_core.loop.history import History
 from agent_core.loop.meter import ContextMeter
 from agent_core.loop.translate import FINISH_TO_STOP, ArgumentsPreview, translate
@@ -34,7 +34,6 @@ from agent_core.messages import (
     Message,
     TextPart,
     ToolCallPart,
-    ToolResultPart,
     UserMessage,
     UserPart,
 )
@@ -44,6 +43,7 @@ from agent_core.tools.base import ToolContext, Toolset, arguments_schema, call_t
 
 DEFAULT_MAX_REQUESTS = 90
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
+NOT_RUN_RESULT = "Not run: the turn had reached its request limit."
 HistorySink = Callable[[Sequence[Message], bool], Awaitable[None]]  # (messages, replace all)
 
 
@@ -65,7 +65,6 @@ class Agent:
         self.model = model
         self._tools = tools
         self._system = system_prompt
-        self._tool_context = tool_context  # its call_id is filled in per call
         self._history = History(history)
         self._save = save
         self._compact_at = compact_at  # fraction of the window that triggers a compaction
@@ -73,8 +72,8 @@ class Agent:
         self._notices = list(notices)  # told once, at the start of the next turn
         self._max_requests = max_requests
         self.reasoning_effort = reasoning_effort  # the user may change it between turns
-        self._results: dict[str, ToolResultPart] = {}
-        self._showed_content: set[str] = set()  # calls whose tool put its own content on screen
+        self._runner = ToolRunner(tools, tool_context)
+        self._finish: StopReason = "end_turn"  # how the last response ended
         ordered = sorted(tools.values(), key=lambda t: t.name)  # a stable, cacheable prefix
         self._specs = tuple(
             ToolSpec(t.name, t.description, arguments_schema(t.arguments)) for t in ordered
@@ -122,19 +121,16 @@ class Agent:
         await self.save()
         try:
             overflowed = False  # the provider said the last request did not fit
-            for _ in range(self._max_requests):
+            for number in range(1, self._max_requests + 1):
                 if overflowed or self.meter.over(self.model, self._compact_at):
                     async with aclosing(self.compact(force=overflowed)) as compaction:
                         async for event in compaction:
                             yield event
-                completed: ResponseCompleted | None = None
+                note = budget_note(number, self._max_requests)
                 try:
-                    async with aclosing(self._call_model()) as stream:
+                    async with aclosing(self._respond(note)) as stream:
                         async for event in stream:
-                            if isinstance(event, ResponseCompleted):
-                                completed = event
-                            else:
-                                yield event
+                            yield event
                 except ContextOverflow:
                     if overflowed:
                         raise  # compacted already and it still does not fit
@@ -144,19 +140,16 @@ class Agent:
                     yield NoticeRaised("error", "The model's response was cut off", str(exc))
                     yield TurnEnded("end_turn")
                     return
-                assert completed is not None, "a model stream must end with ResponseCompleted"
                 overflowed = False
-                await self.save()
-                yield self.meter.record(completed, self.model)
-                if warning := self.meter.warning(self.model):
-                    yield warning
-                calls = completed.message.tool_calls
+                calls = self._last_calls()
                 if not calls:
-                    yield TurnEnded(FINISH_TO_STOP[completed.finish])
+                    yield TurnEnded(self._finish)
                     return
                 try:
-                    async with aclosing(self._run_tools(calls)) as tool_events:
-                        async for event in tool_events:
+                    async with aclosing(
+                        self._runner.run(calls, images=self.model.accepts_images)
+                    ) as events:
+                        async for event in events:
                             yield event
                 except* ApprovalCancelled:  # the user cancelled a permission question
                     cancelled = True
@@ -167,11 +160,53 @@ class Agent:
                     return
                 self._close_tool_calls()
                 await self.save()
+                if (reply := self._runner.reply) is not None:  # a question for the user
+                    self._runner.reply = None
+                    yield MessageDelta(str(uuid.uuid4()), reply)
+                    self._history.add(AssistantMessage((TextPart(reply),)))
+                    await self.save()
+                    yield TurnEnded("end_turn")
+                    return
+            async with aclosing(self._sum_up()) as events:
+                async for event in events:
+                    yield event
             yield TurnEnded("max_turn_requests")
         finally:
             self._close_tool_calls()
 
-    async def _call_model(self) -> AsyncGenerator[Event | ResponseCompleted, None]:
+    async def _sum_up(self) -> AsyncGenerator[Event, None]:
+        """At the request limit: one last request, tools off, for what was done and what is
+        left; a failure of it leaves the turn as it was."""
+        try:
+            async with aclosing(self._respond(summary_note(self._max_requests), "none")) as stream:
+                async for event in stream:
+                    yield event
+        except (ContextOverflow, StreamInterrupted) as exc:
+            yield NoticeRaised("warning", "No summary of the turn", str(exc))
+        self._close_tool_calls(NOT_RUN_RESULT)  # calls it made anyway
+        await self.save()
+
+    async def _respond(
+        self, note: str | None, tool_choice: Literal["auto", "none"] = "auto"
+    ) -> AsyncGenerator[Event, None]:
+        """One model request whose response is streamed, kept and metered."""
+        completed: ResponseCompleted | None = None
+        async with aclosing(self._call_model(note, tool_choice)) as stream:
+            async for event in stream:
+                if isinstance(event, ResponseCompleted):
+                    completed = event
+                else:
+                    yield event
+        assert completed is not None, "a model stream must end with ResponseCompleted"
+        self._finish = FINISH_TO_STOP[completed.finish]
+        await self.save()
+        yield self.meter.record(completed, self.model)
+        if warning := self.meter.warning(self.model):
+            yield warning
+
+    async def _call_model(
+        self, note: str | None, tool_choice: Literal["auto", "none"]
+    ) -> AsyncGenerator[Event | ResponseCompleted, None]:
         """Stream one model response into history; on cancel keep the text that arrived."""
         message_id = str(uuid.uuid4())
         received = ResponseAssembler()  # what arrived, kept if the reply is cut short
@@ -183,6 +218,8 @@ class Agent:
             self._history.messages,
             self._specs,
             reasoning_effort=self.reasoning_effort,
+            note=note,
+            tool_choice=tool_choice,
         )
         try:
             async for event in self.model.stream(request):
@@ -200,46 +237,14 @@ class Agent:
             if not done and (kept := received.so_far()):
                 self._history.add(AssistantMessage(kept, message_id))
 
-    async def _run_tools(self, calls: tuple[ToolCallPart, ...]) -> AsyncGenerator[Event, None]:
-        """Run the calls (consecutive read-only ones concurrently); results stay in call order."""
-        for batch in batches(calls, self._tools):
-            for call in batch:
-                yield ToolCallUpdated(call.call_id, status="in_progress")
-            async with anyio.create_task_group() as group:
-                for call in batch:
-                    group.start_soon(self._run_one, call)
-            for call in batch:
-                result = self._results[call.call_id]
-                status = "failed" if result.is_error else "completed"
-                # A tool that showed its own content (a diff, a terminal) keeps it on screen.
-                shown = (
-                    None if call.call_id in self._showed_content else (TextContent(result.content),)
-                )
-                yield ToolCallUpdated(
-                    call.call_id, status=status, output=result.content, content=shown
-                )
-
-    async def _run_one(self, call: ToolCallPart) -> None:
-        async def report(event: Event) -> None:
-            if isinstance(event, ToolCallUpdated) and event.content:
-                self._showed_content.add(call.call_id)
-            await self._tool_context.report(event)
-
-        context = replace(self._tool_context, call_id=call.call_id, report=report)
-        images = self.model.accepts_images
-        self._results[call.call_id] = await execute(call, self._tools, context, images=images)
-
-    def _close_tool_calls(self) -> None:
-        """Answer every call of the last response: with its result, or as cancelled."""
+    def _last_calls(self) -> tuple[ToolCallPart, ...]:
         last = self._history.last
-        if not isinstance(last, AssistantMessage) or not last.tool_calls:
-            return
-        results = tuple(
-            self._results.get(c.call_id) or ToolResultPart(c.call_id, CANCELLED_RESULT, True)
-            for c in last.tool_calls
-        )
-        self._results = {}
-        self._append_user(results)
+        return last.tool_calls if isinstance(last, AssistantMessage) else ()
+
+    def _close_tool_calls(self, missing: str = CANCELLED_RESULT) -> None:
+        """Answer every call of the last response: with its result, or with ``missing``."""
+        if calls := self._last_calls():
+            self._append_user(self._runner.answers(calls, missing))
 
     def _append_user(self, parts: tuple[UserPart, ...]) -> None:
         self._history.add(UserMessage(parts))

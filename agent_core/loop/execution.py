@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+from dataclasses import replace
+
+import anyio
 from pydantic import ValidationError
 
 from agent_core.approvals import ApprovalCancelled
@@ -9,7 +13,58 @@ from agent_core.errors import ToolError
 from agent_core.events import Event, TextContent, ToolCallStarted, ToolCallUpdated
 from agent_core.loop.history import INTERRUPTED_RESULT
 from agent_core.messages import ToolCallPart, ToolResultPart
-from agent_core.tools.base import ToolContext, Toolset, call_title
+from agent_core.tools.base import ToolContext, ToolOutput, Toolset, call_title
+
+
+class ToolRunner:
+    """Runs the calls of one response after another (consecutive read-only ones at once) and
+    keeps their results, in call order, for the history."""
+
+    def __init__(self, tools: Toolset, context: ToolContext) -> None:
+        self._tools = tools
+        self._context = context  # its call_id is filled in per call
+        self._results: dict[str, ToolResultPart] = {}
+        self._showed_content: set[str] = set()  # calls whose tool put its own content on screen
+        self.reply: str | None = None  # a tool handed the turn back to the user with this text
+
+    async def run(
+        self, calls: tuple[ToolCallPart, ...], *, images: bool
+    ) -> AsyncGenerator[Event, None]:
+        for batch in batches(calls, self._tools):
+            for call in batch:
+                yield ToolCallUpdated(call.call_id, status="in_progress")
+            async with anyio.create_task_group() as group:
+                for call in batch:
+                    group.start_soon(self._run_one, call, images)
+            for call in batch:
+                result = self._results[call.call_id]
+                status = "failed" if result.is_error else "completed"
+                # A tool that showed its own content (a diff, a terminal) keeps it on screen.
+                shown = (
+                    None if call.call_id in self._showed_content else (TextContent(result.content),)
+                )
+                yield ToolCallUpdated(
+                    call.call_id, status=status, output=result.content, content=shown
+                )
+
+    def answers(self, calls: tuple[ToolCallPart, ...], missing: str) -> tuple[ToolResultPart, ...]:
+        """Once: a result for every call, ``missing`` as the error of those that did not run."""
+        results, self._results = self._results, {}
+        return tuple(
+            results.get(c.call_id) or ToolResultPart(c.call_id, missing, True) for c in calls
+        )
+
+    async def _run_one(self, call: ToolCallPart, images: bool) -> None:
+        async def report(event: Event) -> None:
+            if isinstance(event, ToolCallUpdated) and event.content:
+                self._showed_content.add(call.call_id)
+            await self._context.report(event)
+
+        context = replace(self._context, call_id=call.call_id, report=report)
+        result, reply = await run_call(call, self._tools, context, images=images)
+        self._results[call.call_id] = result
+        if reply is not None:
+            self.reply = reply
 
 
 async def execute(
@@ -19,6 +74,24 @@ async def execute(
 
     ``images``: the model can see images, so a tool's images go along with its text.
     """
+    result, _ = await run_call(call, tools, context, images=images)
+    return result
+
+
+async def run_call(
+    call: ToolCallPart, tools: Toolset, context: ToolContext, *, images: bool
+) -> tuple[ToolResultPart, str | None]:
+    """``execute``, and the reply a tool ends the turn with (``ToolOutput.reply``), if any."""
+    output = await _output(call, tools, context)
+    if isinstance(output, ToolResultPart):
+        return output, None
+    return _result(call, output, images), (None if isinstance(output, str) else output.reply)
+
+
+async def _output(
+    call: ToolCallPart, tools: Toolset, context: ToolContext
+) -> str | ToolOutput | ToolResultPart:
+    """What the tool returned, or the error result that stands in for it."""
 
     def failed(text: str) -> ToolResultPart:
         return ToolResultPart(call.call_id, text, is_error=True)
@@ -36,13 +109,16 @@ async def execute(
     except ToolError as exc:
         return failed(f"Invalid arguments for {call.name}: {exc}")
     try:
-        output = await tool.run(arguments, context)
+        return await tool.run(arguments, context)
     except ToolError as exc:
         return failed(str(exc))
     except ApprovalCancelled:
         raise
     except Exception as exc:  # noqa: BLE001 - turn-runner boundary: a tool bug is a tool error
         return failed(f"{type(exc).__name__}: {exc}")
+
+
+def _result(call: ToolCallPart, output: str | ToolOutput, images: bool) -> ToolResultPart:
     if isinstance(output, str):
         return ToolResultPart(call.call_id, output)
     if output.images and not images:

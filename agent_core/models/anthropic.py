@@ -144,7 +144,7 @@ def to_anthropic_params(model_id: str, request: ModelRequest, info: ModelInfo) -
     """The Messages API request for ``request``: pure, so it is tested without the network.
     The adapter sends the same request, its messages encoded once each (``anthropic_body``)."""
     messages = to_anthropic_messages(visible(request.messages, info.images))
-    return {**_head(model_id, request, info), "messages": messages}
+    return {**_head(model_id, request, info), "messages": _noted(messages, request.note)}
 
 
 def anthropic_body(
@@ -159,9 +159,20 @@ def anthropic_body(
     if not kept or any(a == b for a, b in itertools.pairwise(roles)):
         return dumps({**head, "messages": to_anthropic_params(model_id, request, info)["messages"]})
     last = kept[-1]
-    [newest] = to_anthropic_messages((seen_by(request.messages[last], info.images),))
+    newest = to_anthropic_messages((seen_by(request.messages[last], info.images),))
     fragments = [fragment for _, fragment in encoded[:last]]
-    return with_array(head, "messages", [*fragments, dumps(newest)])
+    return with_array(head, "messages", [*fragments, *map(dumps, _noted(newest, request.note))])
+
+
+def _noted(messages: list[dict[str, Any]], note: str | None) -> list[dict[str, Any]]:
+    """``messages`` with the request's note after the last one's cache breakpoint."""
+    if note is None:
+        return messages
+    block = {"type": "text", "text": note}
+    if messages and messages[-1]["role"] == "user":
+        last = messages[-1]
+        return [*messages[:-1], {**last, "content": [*last["content"], block]}]
+    return [*messages, {"role": "user", "content": [block]}]
 
 
 def _head(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
@@ -178,6 +189,8 @@ def _head(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, An
         ]
         tools[-1]["cache_control"] = CACHE
         params["tools"] = tools
+        if request.tool_choice == "none":
+            params["tool_choice"] = {"type": "none"}
     if request.reasoning_effort in THINKING_BUDGET:
         budget = THINKING_BUDGET[request.reasoning_effort]
         params["thinking"] = {"type": "enabled", "budget_tokens": budget}

@@ -36,6 +36,10 @@ class ModelRequest:
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 8192
     reasoning_effort: str | None = None  # "low" | "medium" | "high"; None: the model's default
+    # Said to the model after the history, for this request only: it is never stored and sits
+    # after the prompt cache's breakpoint (a turn's remaining request budget).
+    note: str | None = None
+    tool_choice: Literal["auto", "none"] = "auto"  # "none": tools stay listed, none is called
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,7 @@ def to_responses_params(model_id: str, request: ModelRequest, info: ModelInfo) -
     """The Responses API request for ``request``: pure, so it is tested without the network.
     The adapter sends the same request, its input encoded once per message (``responses_body``)."""
     input_items = to_responses_input(visible(request.messages, info.images))
-    return {**_head(model_id, request, info), "input": input_items}
+    return {**_head(model_id, request, info), "input": input_items + _note(request)}
 
 
 def responses_body(
@@ -165,7 +165,15 @@ def responses_body(
 ) -> bytes:
     """``to_responses_params``, streamed, as the JSON bytes sent: only new messages are encoded."""
     head = {**_head(model_id, request, info), "stream": True}
-    return with_array(head, "input", history.fragments(request.messages))
+    note = items(_note(request))  # empty without a note: left out of the array
+    return with_array(head, "input", [*history.fragments(request.messages), note])
+
+
+def _note(request: ModelRequest) -> list[dict[str, Any]]:
+    """The request's note, as the input's last item (after the cached prefix)."""
+    if request.note is None:
+        return []
+    return [{"role": "user", "content": [{"type": "input_text", "text": request.note}]}]
 
 
 def _head(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
@@ -186,6 +194,8 @@ def _head(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, An
             }
             for t in request.tools
         ]
+        if request.tool_choice == "none":
+            params["tool_choice"] = "none"
     if request.reasoning_effort:
         params["reasoning"] = {"effort": request.reasoning_effort, "summary": "auto"}
     return params

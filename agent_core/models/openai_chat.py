@@ -92,7 +92,7 @@ def to_chat_params(model_id: str, request: ModelRequest, info: ModelInfo) -> dic
     The adapter sends the same request, its messages encoded once each (``chat_body``)."""
     messages = to_chat_messages(visible(request.messages, info.images))
     system = {"role": "system", "content": request.system}
-    return {**_head(model_id, request, info), "messages": [system, *messages]}
+    return {**_head(model_id, request, info), "messages": [system, *messages, *_note(request)]}
 
 
 def chat_body(
@@ -101,7 +101,13 @@ def chat_body(
     """``to_chat_params``, streamed, as the JSON bytes sent: only new messages are encoded."""
     system = dumps({"role": "system", "content": request.system})
     head = {**_head(model_id, request, info), "stream": True}
-    return with_array(head, "messages", [system, *history.fragments(request.messages)])
+    note = [dumps(message) for message in _note(request)]
+    return with_array(head, "messages", [system, *history.fragments(request.messages), *note])
+
+
+def _note(request: ModelRequest) -> list[dict[str, Any]]:
+    """The request's note, as the last message (after the cached prefix)."""
+    return [] if request.note is None else [{"role": "user", "content": request.note}]
 
 
 def _head(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
@@ -123,6 +129,8 @@ def _head(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, An
             }
             for t in request.tools
         ]
+        if request.tool_choice == "none":
+            params["tool_choice"] = "none"
     if request.reasoning_effort:
         params["reasoning_effort"] = request.reasoning_effort
     return params

@@ -111,6 +111,8 @@ class ScriptedModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         prompt, calls_this_turn = _turn_position(request.messages)
         reply = self._reply_for(prompt, calls_this_turn)
+        if request.tool_choice == "none":  # as a real model would: answer in words only
+            reply = tuple(s for s in reply if "tool_call" not in s) or ({"text": NO_TOOLS},)
         parts: list[AssistantPart] = []
         finish: FinishReason = "end_turn"
         for index, step in enumerate(reply):
@@ -152,6 +154,9 @@ class ScriptedModel:
             else:
                 await anyio.lowlevel.checkpoint()
             yield chunk
+
+
+NO_TOOLS = "(the script has no reply without tools)"
 
 
 def _turn_position(messages: tuple[Message, ...]) -> tuple[str, int]:

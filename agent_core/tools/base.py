@@ -116,10 +116,13 @@ def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ToolOutput:
-    """A result with more than text: images the model may see."""
+    """A result with more than text: images the model may see, or a ``reply`` that ends the
+    turn: the agent's answer to the user, whose next prompt continues (a question only the
+    user can answer, asked where the editor has no other way to ask it)."""
 
     text: str
     images: tuple[ImagePart, ...] = ()
+    reply: str | None = None
 
 
 class Tool(Protocol):
