@@ -34,6 +34,7 @@ from agent_core.errors import ConfigError
 if TYPE_CHECKING:
     import argparse
 
+    from agent_core.context.prompt import Environment
     from agent_core.events import Event, NoticeRaised
     from agent_core.loop.agent import Agent
     from agent_core.messages import Message, ToolCallPart, ToolResultPart
@@ -388,29 +389,43 @@ class _SessionWiring:
 
     def system_prompt(self) -> tuple[str, list[NoticeRaised]]:
         """The system prompt as the workspace is now, and a notice per file left out."""
-        from agent_core.context.prompt import Environment, build_system_prompt
+        from agent_core.context.prompt import build_system_prompt
         from agent_core.events import NoticeRaised
 
-        setup = self.setup
         found = None if self._prompted else self._git_summary  # /reload finds it again
         self._prompted = True
-        environment = Environment(
-            setup.cwd,
-            setup.additional_directories,
-            self.settings.shell,
-            date.today(),
-            found or self.git.summary(setup.cwd),
-        )
-        prompt = build_system_prompt(environment, self.choice.spec, setup.system_prompt)
+        environment = self._environment(found)
+        prompt = build_system_prompt(environment, self.choice.spec, self.setup.system_prompt)
         left_out = [f for f in prompt.context_files if f.blocked]
         return prompt.text, [
             NoticeRaised("warning", f"Ignored {f.path.name}", f"{f.path}: {f.blocked}")
             for f in left_out
         ]
 
+    def subagent_prompt(self) -> str:
+        """A subagent's system prompt: its own role, the project's instructions, and the
+        workspace as it is now."""
+        from agent_core.context.prompt import build_system_prompt
+
+        environment = self._environment(None)
+        return build_system_prompt(environment, self.choice.spec, subagent=True).text
+
+    def _environment(self, repository: str | None) -> Environment:
+        from agent_core.context.prompt import Environment
+
+        setup = self.setup
+        return Environment(
+            setup.cwd,
+            setup.additional_directories,
+            self.settings.shell,
+            date.today(),
+            repository or self.git.summary(setup.cwd),
+        )
+
     def toolset(self) -> dict[str, Tool]:
-        """Heron's tools, the MCP servers' tools, and ``execute_code`` over the ones a script
-        may call (the file and search tools, foreground commands, read-only MCP tools)."""
+        """Heron's tools, the MCP servers' tools, ``execute_code`` over the ones a script
+        may call (the file and search tools, foreground commands, read-only MCP tools), and
+        ``delegate``, whose subagents get some of the others."""
         from agent_core.loop.execution import execute
         from agent_core.tools import default_toolset
         from agent_core.tools.execute_code import SCRIPTABLE, ExecuteCode
@@ -422,7 +437,27 @@ class _SessionWiring:
             return await execute(call, scriptable, context, images=False)
 
         code = self.settings.code_execution
-        return {**tools, "execute_code": ExecuteCode(code, self.environment, scriptable, run_tool)}
+        tools["execute_code"] = ExecuteCode(code, self.environment, scriptable, run_tool)
+        if self.settings.delegation.max_depth > 0:
+            tools["delegate"] = self._delegate(dict(tools))
+        return tools
+
+    def _delegate(self, tools: dict[str, Tool]) -> Tool:
+        from agent_core.delegation.tool import Delegate, Subagents
+        from agent_core.models.registry import create_model
+
+        def spec(requested: str | None) -> str:
+            return requested or self.choice.spec  # the session's model as it is now
+
+        return Delegate(
+            Subagents(
+                tools,
+                lambda requested: create_model(spec(requested), self.settings),
+                spec,
+                self.subagent_prompt,
+                self.settings.delegation,
+            )
+        )
 
     def make_agent(self) -> Agent:
         from agent_core.loop.agent import Agent

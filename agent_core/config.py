@@ -74,6 +74,15 @@ class CodeExecutionSettings:
 
 
 @dataclass(frozen=True)
+class DelegationSettings:
+    """``[delegation]``: the subagents the ``delegate`` tool starts."""
+
+    max_requests: int = 50  # model requests in one subagent's task
+    max_parallel: int = 3  # read-only subagents running at once (writing ones run alone)
+    max_depth: int = 1  # 1: subagents do not delegate further
+
+
+@dataclass(frozen=True)
 class CheckpointSettings:
     """``[checkpoints]``: the workspace snapshots taken before a turn's first change."""
 
@@ -106,6 +115,7 @@ class Settings:
     code_execution: CodeExecutionSettings = field(default_factory=CodeExecutionSettings)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
+    delegation: DelegationSettings = field(default_factory=DelegationSettings)
 
     @property
     def config_file(self) -> Path:
@@ -182,6 +192,7 @@ def load_settings(
         code_execution=_code_execution(_table(file, "code_execution", "[code_execution]")),
         sandbox=_sandbox(_table(file, "sandbox", "[sandbox]")),
         checkpoints=_checkpoints(_table(file, "checkpoints", "[checkpoints]")),
+        delegation=_delegation(_table(file, "delegation", "[delegation]")),
     )
 
 
@@ -313,6 +324,15 @@ def _code_execution(table: dict[str, Any]) -> CodeExecutionSettings:
         max_output=int(_number(table, "max_output", defaults.max_output, minimum=1)),
         max_stderr=int(_number(table, "max_stderr", defaults.max_stderr, minimum=0)),
         max_tool_calls=int(_number(table, "max_tool_calls", defaults.max_tool_calls, minimum=0)),
+    )
+
+
+def _delegation(table: dict[str, Any]) -> DelegationSettings:
+    defaults = DelegationSettings()
+    return DelegationSettings(
+        max_requests=int(_number(table, "max_requests", defaults.max_requests, minimum=1)),
+        max_parallel=int(_number(table, "max_parallel", defaults.max_parallel, minimum=1)),
+        max_depth=int(_number(table, "max_depth", defaults.max_depth, minimum=0)),
     )
 
 

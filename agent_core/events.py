@@ -44,6 +44,7 @@ class ToolCallStarted:
     title: str
     tool_kind: ToolKind
     arguments: dict[str, Any] | None = None
+    parent_call_id: str | None = None  # a subagent's call: the ``delegate`` call that runs it
     kind: Literal["tool_call_started"] = "tool_call_started"
 
 
@@ -116,6 +117,7 @@ class ToolCallUpdated:
     content: tuple[ToolContent, ...] | None = None
     locations: tuple[Location, ...] | None = None
     checkpoint: int | None = None  # the checkpoint that covers what this call changes
+    parent_call_id: str | None = None  # a subagent's call: the ``delegate`` call that runs it
     kind: Literal["tool_call_updated"] = "tool_call_updated"
 
 

@@ -84,6 +84,8 @@ def to_tool_call(event: ToolCallStarted) -> Update:
     }
     if event.arguments is not None:
         update["rawInput"] = event.arguments
+    if event.parent_call_id is not None:
+        update["_meta"] = _heron_meta(parent=event.parent_call_id)
     return update
 
 
@@ -101,9 +103,21 @@ def to_tool_call_update(event: ToolCallUpdated) -> Update:
         update["content"] = [to_tool_content(c) for c in event.content]
     if event.locations is not None:
         update["locations"] = [to_location(loc) for loc in event.locations]
-    if event.checkpoint is not None:  # "restore to here": /restore <n>
-        update["_meta"] = {"heron": {"checkpoint": event.checkpoint}}
+    if event.checkpoint is not None or event.parent_call_id is not None:
+        update["_meta"] = _heron_meta(event.checkpoint, event.parent_call_id)
     return update
+
+
+def _heron_meta(checkpoint: int | None = None, parent: str | None = None) -> Update:
+    """Heron's extensions of a tool call: the checkpoint that covers it ("restore to here":
+    ``/restore <n>``), and for a subagent's call the ``delegate`` call it belongs to, so an
+    editor can nest it."""
+    heron: Update = {}
+    if checkpoint is not None:
+        heron["checkpoint"] = checkpoint
+    if parent is not None:
+        heron["parentToolCallId"] = parent
+    return {"heron": heron}
 
 
 def to_tool_content(content: ToolContent) -> Update:

@@ -28,6 +28,23 @@ TOOL_GUIDANCE = (
     "- Run the project's tests or checks with terminal after changing code, when there are any.\n"
     "- For work of many steps over many files, write one execute_code script that calls the "
     "tools and prints a short summary, instead of many separate calls.\n"
+    "- Hand exploration of a large codebase, broad searches and reviews to subagents with "
+    "delegate (several at once for independent questions); only their reports enter this "
+    "conversation.\n"
+    "- Paths are relative to the workspace root unless absolute."
+)
+SUBAGENT_IDENTITY = (
+    "You are a subagent of Heron, a coding agent working inside the user's editor. Another "
+    "agent gave you one task. Do it with the tools you have, then reply with a concise report "
+    "for that agent: it sees only your final reply. The user sees your tool calls and approves "
+    "changes as usual, but cannot answer questions: where something is unclear, choose the "
+    "safe reading and say so in the report."
+)
+SUBAGENT_GUIDANCE = (
+    "# Working with tools\n"
+    "- Look before you act: find_files and search to orient yourself, read_file before editing.\n"
+    "- Stay within your task; do not change what it does not ask you to change.\n"
+    "- Cite files with paths and line numbers in your report.\n"
     "- Paths are relative to the workspace root unless absolute."
 )
 FAMILY_GUIDANCE = {
@@ -53,12 +70,19 @@ class SystemPrompt:
 
 
 def build_system_prompt(
-    environment: Environment, model: str, editor: tuple[str, str] | None = None
+    environment: Environment,
+    model: str,
+    editor: tuple[str, str] | None = None,
+    *,
+    subagent: bool = False,
 ) -> SystemPrompt:
     """``editor``: the editor's own system prompt as (mode, text); ``override`` replaces Heron's
-    identity and guidance, ``append`` comes last."""
+    identity and guidance, ``append`` comes last. A ``subagent``'s prompt has its own identity
+    and guidance, and the project's instructions, but not the editor's prompt."""
     files = find_context_files(environment.cwd)
-    if editor is not None and editor[0] == "override":
+    if subagent:
+        sections, editor = [SUBAGENT_IDENTITY, SUBAGENT_GUIDANCE], None
+    elif editor is not None and editor[0] == "override":
         sections = [editor[1]]
     else:
         sections = [IDENTITY, TOOL_GUIDANCE]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from typing import Literal
 
 from agent_core.approvals import ApprovalCancelled
@@ -25,7 +26,7 @@ from agent_core.events import (
 )
 from agent_core.loop.budget import budget_note, summary_note
 from agent_core.loop.compacting import compact
-from agent_core.loop.execution import ToolRunner, shown_interrupted
+from agent_core.loop.execution import ToolRunner, shown_interrupted, tool_specs
 from agent_core.loop.history import History
 from agent_core.loop.meter import ContextMeter
 from agent_core.loop.translate import FINISH_TO_STOP, ArgumentsPreview, translate
@@ -38,8 +39,8 @@ from agent_core.messages import (
     UserPart,
 )
 from agent_core.models.assembly import ResponseAssembler
-from agent_core.models.base import Model, ModelRequest, ResponseCompleted, ToolSpec
-from agent_core.tools.base import ToolContext, Toolset, arguments_schema, call_title
+from agent_core.models.base import Model, ModelRequest, ResponseCompleted
+from agent_core.tools.base import ToolContext, Toolset, call_title
 
 DEFAULT_MAX_REQUESTS = 90
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
@@ -72,12 +73,9 @@ class Agent:
         self._notices = list(notices)  # told once, at the start of the next turn
         self._max_requests = max_requests
         self.reasoning_effort = reasoning_effort  # the user may change it between turns
-        self._runner = ToolRunner(tools, tool_context)
+        self._runner = ToolRunner(tools, replace(tool_context, spend=self._spend))
         self._finish: StopReason = "end_turn"  # how the last response ended
-        ordered = sorted(tools.values(), key=lambda t: t.name)  # a stable, cacheable prefix
-        self._specs = tuple(
-            ToolSpec(t.name, t.description, arguments_schema(t.arguments)) for t in ordered
-        )
+        self._specs = tool_specs(tools)
 
     @property
     def history(self) -> tuple[Message, ...]:
@@ -160,8 +158,7 @@ class Agent:
                     return
                 self._close_tool_calls()
                 await self.save()
-                if (reply := self._runner.reply) is not None:  # a question for the user
-                    self._runner.reply = None
+                if (reply := self._runner.take_reply()) is not None:  # a question for the user
                     yield MessageDelta(str(uuid.uuid4()), reply)
                     self._history.add(AssistantMessage((TextPart(reply),)))
                     await self.save()
@@ -236,6 +233,9 @@ class Agent:
         finally:  # a reply cut short keeps its text; its calls never ran
             if not done and (kept := received.so_far()):
                 self._history.add(AssistantMessage(kept, message_id))
+
+    def _spend(self, cost: float) -> Event:
+        return self.meter.spend(cost, self.model)
 
     def _last_calls(self) -> tuple[ToolCallPart, ...]:
         last = self._history.last

@@ -13,7 +13,8 @@ from agent_core.errors import ToolError
 from agent_core.events import Event, TextContent, ToolCallStarted, ToolCallUpdated
 from agent_core.loop.history import INTERRUPTED_RESULT
 from agent_core.messages import ToolCallPart, ToolResultPart
-from agent_core.tools.base import ToolContext, ToolOutput, Toolset, call_title
+from agent_core.models.base import ToolSpec
+from agent_core.tools.base import ToolContext, ToolOutput, Toolset, arguments_schema, call_title
 
 
 class ToolRunner:
@@ -46,6 +47,11 @@ class ToolRunner:
                 yield ToolCallUpdated(
                     call.call_id, status=status, output=result.content, content=shown
                 )
+
+    def take_reply(self) -> str | None:
+        """Once: the reply a tool ended the turn with."""
+        reply, self.reply = self.reply, None
+        return reply
 
     def answers(self, calls: tuple[ToolCallPart, ...], missing: str) -> tuple[ToolResultPart, ...]:
         """Once: a result for every call, ``missing`` as the error of those that did not run."""
@@ -131,6 +137,12 @@ def _problems(exc: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
     )
+
+
+def tool_specs(tools: Toolset) -> tuple[ToolSpec, ...]:
+    """The tools as the model sees them, sorted by name: a stable, cacheable prefix."""
+    ordered = sorted(tools.values(), key=lambda t: t.name)
+    return tuple(ToolSpec(t.name, t.description, arguments_schema(t.arguments)) for t in ordered)
 
 
 def batches(calls: tuple[ToolCallPart, ...], tools: Toolset) -> list[list[ToolCallPart]]:

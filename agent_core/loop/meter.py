@@ -28,6 +28,11 @@ class ContextMeter:
             self.cost = (self.cost or 0.0) + cost
         return UsageUpdated(self.in_context, model.context_window, self.cost)
 
+    def spend(self, cost: float, model: Model) -> UsageUpdated:
+        """Add what a tool paid for (a subagent's model requests) to the cost so far."""
+        self.cost = (self.cost or 0.0) + cost
+        return UsageUpdated(self.in_context, model.context_window, self.cost)
+
     def over(self, model: Model, share: float) -> bool:
         return self.in_context > model.context_window * share
 

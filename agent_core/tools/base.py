@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 Reporter = Callable[[Event], Awaitable[None]]
 SessionSearcher = Callable[[str, int], Awaitable[list[str]]]  # query, limit -> one line per hit
+Spender = Callable[[float], Event]  # a cost in USD added to the session's -> the usage to report
 
 
 class FileTracker:
@@ -63,6 +64,7 @@ class ToolContext:
     files: FileTracker = field(default_factory=FileTracker)
     search_sessions: SessionSearcher | None = None
     checkpoints: Checkpointer | None = None
+    spend: Spender | None = None  # the loop's: work a tool paid for (a subagent's requests)
 
     def path(self, raw: str) -> tuple[Path, bool]:
         """``raw`` resolved against the session's roots (symlinks too), and whether it is inside."""

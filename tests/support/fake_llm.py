@@ -381,6 +381,7 @@ class FakeLLM:
         self.events_sent: list[tuple[float, str]] = []
         self.url = ""
         self._queue: list[Reply | Failure] = []
+        self._routes: list[tuple[str, list[Reply | Failure]]] = []  # (marker, its replies)
         self._changed = threading.Condition()
         self._stopping = threading.Event()
         self._server: _Server | None = None
@@ -416,6 +417,23 @@ class FakeLLM:
     def enqueue(self, *replies: Reply | Failure) -> None:
         with self._changed:
             self._queue.extend(replies)
+
+    def enqueue_for(self, marker: str, *replies: Reply | Failure) -> None:
+        """Replies for the requests whose conversation opens with a user message containing
+        ``marker`` (a subagent's task), in order, ahead of the common queue: concurrent
+        conversations each get their own."""
+        with self._changed:
+            self._routes.append((marker, list(replies)))
+
+    def _next_answer(self, body: JSON) -> Reply | Failure | None:
+        messages = body.get("messages") or body.get("input") or []
+        opening = next((m for m in messages if m.get("role") == "user"), {})
+        text = json.dumps(opening)
+        with self._changed:
+            for marker, replies in self._routes:
+                if replies and marker in text:
+                    return replies.pop(0)
+            return self._queue.pop(0) if self._queue else None
 
     def wait_for_requests(self, n: int, timeout: float = 10) -> None:
         with self._changed:
@@ -461,8 +479,7 @@ class FakeLLM:
             elif problem := PAIRING_RULES[fmt](body):  # what the real provider rejects
                 self._error(h, record, fmt, Failure(400, None, problem))
             else:
-                with self._changed:
-                    answer = self._queue.pop(0) if self._queue else None
+                answer = self._next_answer(body)
                 if answer is None:
                     msg = f"no reply enqueued for request #{number} POST {path}"
                     msg += f" (model {body.get('model')!r})"

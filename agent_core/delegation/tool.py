@@ -1,0 +1,213 @@
+"""``delegate``: a task handed to a subagent, a child ``Agent`` with a fresh context.
+
+The child works in the parent's workspace under the parent's approval policy, with tools taken
+from the parent's and a request budget of its own. In the editor it is one tool call of the
+parent, titled with the task, whose content is a live digest; the child's own tool calls are
+real tool calls, marked with that call's id so an editor can nest them. Only the child's
+final report enters the parent's context; the cost of its requests joins the session's.
+
+Read-only subagents (the default: the parent's read-only tools) run several at once; a
+subagent given a tool that changes things runs alone among the writing ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, Field
+
+from agent_core.approvals import ApprovalCancelled
+from agent_core.config import DelegationSettings
+from agent_core.delegation.digest import Digest
+from agent_core.errors import HeronError, ToolError
+from agent_core.events import (
+    Event,
+    MessageDelta,
+    NoticeRaised,
+    StopReason,
+    TextContent,
+    ToolCallStarted,
+    ToolCallUpdated,
+    ToolKind,
+    TurnEnded,
+    UsageUpdated,
+)
+from agent_core.loop.agent import Agent
+from agent_core.messages import AssistantMessage, TextPart
+from agent_core.models.base import Model
+from agent_core.tools.base import FileTracker, Tool, ToolContext, ToolOutput, Toolset
+
+# What a subagent never gets: the parent's plan and mode are the parent's; questions for the
+# user are the parent's to ask.
+NOT_FOR_SUBAGENTS = frozenset({"todo", "switch_mode", "clarify", "delegate"})
+TITLE_CHARS = 80
+
+
+class DelegateArguments(BaseModel):
+    task: str = Field(
+        min_length=1,
+        description="What the subagent should do and report, in one or two sentences.",
+    )
+    context: str = Field(
+        default="",
+        description="What it needs to know that it cannot find quickly: files, findings, "
+        "constraints. It does not see this conversation.",
+    )
+    tools: list[str] | None = Field(
+        default=None,
+        description="The tools it may use (names of your tools). Default: your read-only "
+        "tools, for exploring, searching and reviewing. Name edit_file, write_file or "
+        "terminal only when it must change files or run commands.",
+    )
+    model: str | None = Field(
+        default=None, description='"<provider>:<model>" for the subagent; default: yours.'
+    )
+
+
+@dataclass(frozen=True)
+class Subagents:
+    """What the composition root gives the ``delegate`` tool."""
+
+    tools: Toolset  # the parent's; a subagent's are taken from these
+    make_model: Callable[[str | None], Model]  # None: the session's current model
+    model_name: Callable[[str | None], str]  # how the digest names it
+    system_prompt: Callable[[], str]  # a subagent's own system prompt
+    settings: DelegationSettings
+
+
+class Delegate:
+    name = "delegate"
+    kind: ToolKind = "other"
+    read_only = True  # several calls of one response start together; writers then queue
+    arguments = DelegateArguments
+    description = (
+        "Hand a self-contained task to a subagent with a fresh context: exploring a large "
+        "codebase, searching for every use of something, reviewing a change, or an independent "
+        "piece of work. It works in the same workspace and returns only a report, which keeps "
+        "your context small. Several read-only subagents run at once: call delegate several "
+        "times in one response for independent questions. Give it everything it needs in task "
+        "and context; it cannot see this conversation."
+    )
+
+    def __init__(self, subagents: Subagents, depth: int | None = None) -> None:
+        self._subagents = subagents
+        self._depth = subagents.settings.max_depth if depth is None else depth
+        self._readers = anyio.CapacityLimiter(subagents.settings.max_parallel)
+        self._writer = anyio.Lock()
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        task = " ".join(str(arguments["task"]).split())
+        return task if len(task) <= TITLE_CHARS else task[: TITLE_CHARS - 1] + "…"
+
+    async def run(self, arguments: DelegateArguments, context: ToolContext) -> ToolOutput:
+        tools = self._tools_for(arguments.tools)
+        try:
+            model = self._subagents.make_model(arguments.model)
+        except HeronError as exc:
+            raise ToolError(f"No subagent with model {arguments.model!r}: {exc}") from exc
+        digest = Digest(self._subagents.model_name(arguments.model))
+        writes = any(not tool.read_only for tool in tools.values())
+        supervisor = _Supervisor(context, digest)
+        its_own = replace(context, call_id="", report=supervisor.forward, files=FileTracker())
+        child = Agent(
+            model=model,
+            tools=tools,
+            system_prompt=self._subagents.system_prompt(),
+            tool_context=its_own,
+            max_requests=self._subagents.settings.max_requests,
+        )
+        async with self._writer if writes else self._readers:
+            stop = await supervisor.run(child, _prompt(arguments))
+        report = _report(child)
+        await context.report(
+            ToolCallUpdated(context.call_id, content=(TextContent(f"{digest.text()}\n\n{report}"),))
+        )
+        if stop == "cancelled":  # the user cancelled one of its permission questions
+            raise ApprovalCancelled
+        limit = ", stopped at its request limit" if stop == "max_turn_requests" else ""
+        work = f"{digest.requests} requests, {digest.calls} tool calls{limit}"
+        return ToolOutput(f"Report of the subagent ({work}):\n{report}")
+
+    def _tools_for(self, names: list[str] | None) -> dict[str, Tool]:
+        offered = {n: t for n, t in self._subagents.tools.items() if n not in NOT_FOR_SUBAGENTS}
+        if names is None:
+            chosen = {n: t for n, t in offered.items() if t.read_only}
+        else:
+            if unknown := sorted(set(names) - set(offered)):
+                known = ", ".join(sorted(offered))
+                raise ToolError(
+                    f"A subagent cannot have {', '.join(unknown)}; it may have: {known}."
+                )
+            chosen = {n: offered[n] for n in names}
+        if self._depth > 1:  # configured to let subagents delegate further
+            chosen["delegate"] = Delegate(replace(self._subagents, tools=offered), self._depth - 1)
+        return chosen
+
+
+class _Supervisor:
+    """Shows a child's work as the parent call's: the child's tool calls marked with the parent
+    call's id, the digest as the parent call's content, its cost added to the session's."""
+
+    def __init__(self, context: ToolContext, digest: Digest) -> None:
+        self._context, self._digest = context, digest
+        self._spent = 0.0  # the child's cost so far, already added to the session's
+        self.stop: StopReason = "end_turn"
+
+    async def run(self, child: Agent, prompt: str) -> StopReason:
+        await self._show_digest()
+        try:
+            async with aclosing(child.run_turn((TextPart(prompt),))) as events:
+                async for event in events:
+                    await self.forward(event)
+        except HeronError as exc:
+            raise ToolError(f"The subagent stopped: {exc}") from exc
+        return self.stop
+
+    async def forward(self, event: Event) -> None:
+        """An event of the child's turn, or one its tools reported."""
+        context, digest = self._context, self._digest
+        match event:
+            case ToolCallStarted() | ToolCallUpdated():
+                changed = digest.saw(event)
+                parent = event.parent_call_id or context.call_id  # nested ones keep theirs
+                await context.report(replace(event, parent_call_id=parent))
+                if changed:
+                    await self._show_digest()
+            case MessageDelta() if not digest.writing:
+                digest.writing = True
+                await self._show_digest()
+            case UsageUpdated(cost_usd=cost):
+                digest.requests += 1
+                if cost is not None and context.spend is not None:
+                    await context.report(context.spend(cost - self._spent))
+                    self._spent = cost
+            case NoticeRaised():
+                await context.report(replace(event, title=f"Subagent: {event.title}"))
+            case TurnEnded(stop_reason=reason):
+                self.stop = reason
+            case _:  # its thoughts, text, plan and compactions stay its own
+                pass
+
+    async def _show_digest(self) -> None:
+        content = (TextContent(self._digest.text()),)
+        await self._context.report(ToolCallUpdated(self._context.call_id, content=content))
+
+
+def _prompt(arguments: DelegateArguments) -> str:
+    context = f"\n\n# What you should know\n{arguments.context}" if arguments.context else ""
+    return (
+        f"# Your task\n{arguments.task}{context}\n\n"
+        "When you are done, reply with a concise report for the agent that gave you this "
+        "task: what you found or changed (with file paths and line numbers), and anything "
+        "left open."
+    )
+
+
+def _report(child: Agent) -> str:
+    last = child.history[-1] if child.history else None
+    text = last.text.strip() if isinstance(last, AssistantMessage) else ""
+    return text or "(The subagent ended without a report.)"
