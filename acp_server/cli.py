@@ -302,6 +302,7 @@ class _SessionWiring:
         )
         self._git_summary: str | None = None  # made ahead by prepare(), for the first prompt
         self._prompted = False  # the first system prompt has been built
+        self._repository: str | None = None  # git's view of the workspace, as last found
 
     def read_only(self, argv: list[str]) -> list[str]:
         """``argv`` in the session's sandbox, changing nothing (Heron's own git calls)."""
@@ -407,20 +408,18 @@ class _SessionWiring:
         workspace as it is now."""
         from agent_core.context.prompt import build_system_prompt
 
-        environment = self._environment(None)
+        environment = self._environment(self._repository)  # as the session's prompt saw it
         return build_system_prompt(environment, self.choice.spec, subagent=True).text
 
     def _environment(self, repository: str | None) -> Environment:
         from agent_core.context.prompt import Environment
 
         setup = self.setup
+        self._repository = repository or self.git.summary(setup.cwd)
         return Environment(
-            setup.cwd,
-            setup.additional_directories,
-            self.settings.shell,
-            date.today(),
-            repository or self.git.summary(setup.cwd),
-        )
+            setup.cwd, setup.additional_directories, self.settings.shell, date.today(),
+            self._repository,
+        )  # fmt: skip
 
     def toolset(self) -> dict[str, Tool]:
         """Heron's tools, the MCP servers' tools, ``execute_code`` over the ones a script

@@ -20,6 +20,7 @@ from bench import (
     scripts,
     sessions,
     startup,
+    subagents,
     tools,
     turns,
 )
@@ -83,6 +84,7 @@ def main() -> int:
                 + scripts.measure(env)
                 + safety.measure(env)
                 + checkpoints.measure(env)
+                + subagents.measure(env, where)
             )
     text = report(figures, " ".join(agent) if args.agent else None)
     sys.stdout.write(text)

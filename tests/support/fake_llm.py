@@ -427,7 +427,8 @@ class FakeLLM:
 
     def _next_answer(self, body: JSON) -> Reply | Failure | None:
         messages = body.get("messages") or body.get("input") or []
-        opening = next((m for m in messages if m.get("role") == "user"), {})
+        listed = messages if isinstance(messages, list) else [messages]  # input may be text
+        opening = next((m for m in listed if isinstance(m, dict) and m.get("role") == "user"), {})
         text = json.dumps(opening)
         with self._changed:
             for marker, replies in self._routes:
