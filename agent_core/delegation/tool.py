@@ -135,7 +135,8 @@ class Delegate:
     def _tools_for(self, names: list[str] | None) -> dict[str, Tool]:
         offered = {n: t for n, t in self._subagents.tools.items() if n not in NOT_FOR_SUBAGENTS}
         if names is None:
-            chosen = {n: t for n, t in offered.items() if t.read_only}
+            # read-only, and not `process`, which reaches the session's background commands
+            chosen = {n: t for n, t in offered.items() if t.read_only and t.kind != "execute"}
         else:
             if unknown := sorted(set(names) - set(offered)):
                 known = ", ".join(sorted(offered))
