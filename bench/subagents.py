@@ -18,19 +18,21 @@ MODEL = "anthropic:claude-bench"
 
 def measure(env: dict[str, str], workspace: Path) -> list[Figure]:
     gaps: list[float] = []
-    with FakeLLM() as fake:
-        with RawAgent({**env, **fake.environment(MODEL)}, check_schema=False) as client:
-            client.initialize()
-            session_id = client.new_session(workspace)
-            for run in range(RUNS):
-                task = f"BENCH-TASK-{run}: list the files"
-                fake.enqueue(Reply((ToolCall("delegate", {"task": task}),)))
-                fake.enqueue_for(task, Reply((Text("There is one file."),)))
-                fake.enqueue(Reply((Text("Done."),)))
-                before = len(fake.requests)
-                client.prompt(session_id, f"run {run}: delegate")
-                parent, child = fake.requests[before], fake.requests[before + 1]
-                gaps.append(child.started_at - fake.finished(parent))
+    with (
+        FakeLLM() as fake,
+        RawAgent({**env, **fake.environment(MODEL)}, check_schema=False) as client,
+    ):
+        client.initialize()
+        session_id = client.new_session(workspace)
+        for run in range(RUNS):
+            task = f"BENCH-TASK-{run}: list the files"
+            fake.enqueue(Reply((ToolCall("delegate", {"task": task}),)))
+            fake.enqueue_for(task, Reply((Text("There is one file."),)))
+            fake.enqueue(Reply((Text("Done."),)))
+            before = len(fake.requests)
+            client.prompt(session_id, f"run {run}: delegate")
+            parent, child = fake.requests[before], fake.requests[before + 1]
+            gaps.append(child.started_at - fake.finished(parent))
     return [
         Figure(
             "starting a subagent, to its first model request",

@@ -186,3 +186,18 @@ def test_the_digest_lists_the_latest_calls_with_their_status() -> None:
         "✎ writing",
     ]
     assert DelegateArguments(task="x").tools is None
+
+
+async def test_a_subagent_at_its_request_limit_reports_its_summary() -> None:
+    looking = ({"tool_call": {"name": "look", "arguments": {}}}, {"text": "Looked twice; X left."})
+    child = ScriptedModel("child", (Rule(re.compile(""), (looking,)),), 0.0)
+    parts = subagents([], max_requests=2)
+    delegate = Delegate(
+        Subagents(parts.tools, lambda _: child, parts.model_name, lambda: "sub", parts.settings)
+    )
+    events = await run_parent(delegations({"task": "look around"}), delegate)
+    [done] = [e for e in events if isinstance(e, ToolCallUpdated) and e.status == "completed"]
+    assert done.output == (
+        "Report of the subagent (3 requests, 2 tool calls, stopped at its request limit):\n"
+        "Looked twice; X left."
+    )

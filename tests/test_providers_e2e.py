@@ -255,15 +255,16 @@ def test_stop_reasons_reach_the_editor(
 @pytest.mark.parametrize(
     "provider", ["anthropic"]
 )  # the budget is the loop's, whatever the provider
-def test_the_iteration_budget_ends_with_max_turn_requests(
+def test_a_failed_summary_request_still_ends_the_turn_at_its_limit(
     env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
     fake.enqueue(*[Reply((ToolCall("find_files", {"glob": "*.md"}),)) for _ in range(3)])
+    fake.enqueue(Failure(400, message="no summary today"))
     Path(env["HERON_HOME"], "config.toml").write_text("max_turn_requests = 3\n")
     agent, session_id = start(env, workspace)
     with agent:
         result, updates = agent.prompt(session_id, "loop forever")
-    assert result == "max_turn_requests" and len(fake.requests) == 3
+    assert result == "max_turn_requests" and len(fake.requests) == 4
     assert all(
         u["status"] == "completed"
         for u in updates
@@ -271,6 +272,9 @@ def test_the_iteration_budget_ends_with_max_turn_requests(
         and "status" in u
         and u["status"] != "in_progress"
     )
+    [notice] = [u for u in updates if u["sessionUpdate"] == "notice"]
+    assert notice["title"] == "No summary of the turn"
+    assert "no summary today" in notice["description"]
 
 
 def test_a_heron_killed_during_a_tool_leaves_a_history_the_provider_takes(

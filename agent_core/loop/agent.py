@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Literal
 
 from agent_core.approvals import ApprovalCancelled
-from agent_core.errors import ContextOverflow, StreamInterrupted
+from agent_core.errors import ContextOverflow, ModelError, StreamInterrupted
 from agent_core.events import (
     CompactionUpdated,
     Event,
@@ -178,7 +178,7 @@ class Agent:
             async with aclosing(self._respond(summary_note(self._max_requests), "none")) as stream:
                 async for event in stream:
                     yield event
-        except (ContextOverflow, StreamInterrupted) as exc:
+        except ModelError as exc:  # the turn's work is done and saved; only the summary is lost
             yield NoticeRaised("warning", "No summary of the turn", str(exc))
         self._close_tool_calls(NOT_RUN_RESULT)  # calls it made anyway
         await self.save()
