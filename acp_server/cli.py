@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     import argparse
 
     from agent_core.context.prompt import Environment
+    from agent_core.diagnostics.model import Diagnostics
+    from agent_core.diagnostics.pool import ServerPool
     from agent_core.events import Event, NoticeRaised
     from agent_core.loop.agent import Agent
     from agent_core.messages import Message, ToolCallPart, ToolResultPart
@@ -141,13 +143,14 @@ def _redactor(config: ConfigWatch) -> Callable[[str], str]:
 
 
 def _serve(transport: StdioTransport, config: ConfigWatch, redact: Callable[[str], str]) -> int:
+    from agent_core.diagnostics.pool import ServerPool  # pygls only with the first server
     from agent_core.sessions.resilient import ResilientStore
     from agent_core.sessions.sqlite import SqliteSessionStore  # cheap: sqlite loads on open()
 
     settings = config.settings  # what the process is set up with: its home, logs, trace
     connection = Connection(transport, trace=trace_message if settings.trace else None)
     store = ResilientStore(SqliteSessionStore(settings.sessions_db, redact))  # never fails a turn
-    build_session = _session_factory(connection, config, store)
+    build_session = _session_factory(connection, config, store, ServerPool())
 
     def preload() -> None:
         store.open()  # sqlite and the migrations, before the first session/new needs them
@@ -194,7 +197,7 @@ async def _stop_on_signal(router: AcpRouter, serving: anyio.CancelScope) -> None
 
 
 def _session_factory(
-    connection: Connection, config: ConfigWatch, store: SessionStore
+    connection: Connection, config: ConfigWatch, store: SessionStore, servers: ServerPool
 ) -> SessionFactory:
     """How a session is assembled: the model, the tools, the store, the editor-backed ports,
     from the settings as they are when it opens."""
@@ -202,7 +205,9 @@ def _session_factory(
     def build(setup: SessionSetup, client: ClientInfo, restored: Restored) -> SessionParts:
         if config.problem:
             raise ConfigError(config.problem)
-        wiring = _SessionWiring(connection, config.settings, store, setup, client, restored)
+        wiring = _SessionWiring(
+            connection, config.settings, store, setup, client, restored, servers
+        )
         return wiring.parts()
 
     return build
@@ -220,6 +225,7 @@ class _SessionWiring:
         setup: SessionSetup,
         client: ClientInfo,
         restored: Restored,
+        language_servers: ServerPool,
     ) -> None:
         from acp_server.bridge.approver import EditorApprover
         from acp_server.bridge.terminal import EditorTerminal
@@ -229,6 +235,7 @@ class _SessionWiring:
         from agent_core.approvals import Permissions
         from agent_core.checkpoints.session import session_checkpoints
         from agent_core.config import scrubbed_environment
+        from agent_core.diagnostics.pool import LanguageServerDiagnostics
         from agent_core.mcp.connection import Timeouts
         from agent_core.mcp.pool import McpServers
         from agent_core.mcp.servers import merge
@@ -300,9 +307,46 @@ class _SessionWiring:
         self.checkpoints = session_checkpoints(
             settings.checkpoints, settings.home, setup.cwd, setup.session_id, environment.kept
         )
+        self.language_servers = LanguageServerDiagnostics(
+            language_servers,
+            setup.session_id,
+            setup.cwd,
+            settings.diagnostics.servers,
+            self.launch_language_server,
+            (settings.diagnostics.wait, settings.diagnostics.first_wait),
+            self.warn,
+        )
+        self.diagnostics = self._diagnostics(client)
         self._git_summary: str | None = None  # made ahead by prepare(), for the first prompt
         self._prompted = False  # the first system prompt has been built
         self._repository: str | None = None  # git's view of the workspace, as last found
+
+    def _diagnostics(self, client: ClientInfo) -> Diagnostics | None:
+        """The editor's diagnostics where it offers them, else Heron's language servers."""
+        from acp_server.bridge.diagnostics import EditorDiagnostics
+        from agent_core.diagnostics.model import Diagnostician, Diagnostics, FirstAnswer
+
+        settings = self.settings.diagnostics
+        if not settings.enabled:
+            return None
+        sources: list[Diagnostician] = [self.language_servers]
+        if client.can("_meta", "heron", "diagnostics"):
+            editor = EditorDiagnostics(self.connection, self.setup.session_id, settings.wait)
+            sources.insert(0, editor)
+        return Diagnostics(FirstAnswer(sources), settings.warnings, settings.max_shown)
+
+    def launch_language_server(self, argv: list[str]) -> list[str]:
+        """A language server's command line: outside the sandbox like an MCP server (secrets
+        unset, tied to Heron's life), its stderr in the log folder."""
+        from agent_core.diagnostics.pool import with_stderr_to
+
+        log_file = self.settings.log_dir / "language-servers.log"
+        return with_stderr_to(self.sandbox.unconfined(argv).argv, log_file)
+
+    async def warn(self, title: str, description: str) -> None:
+        from agent_core.events import NoticeRaised
+
+        await self.report(NoticeRaised("warning", title, description))
 
     def read_only(self, argv: list[str]) -> list[str]:
         """``argv`` in the session's sandbox, changing nothing (Heron's own git calls)."""
@@ -335,6 +379,7 @@ class _SessionWiring:
             self.workspace,
             self.checkpoints,
             self.prepare,
+            self.language_servers.close,
         )
 
     def prepare(self) -> None:
@@ -472,6 +517,7 @@ class _SessionWiring:
             self.sandbox,
             search_sessions=self.search_sessions,
             checkpoints=self.checkpoints,
+            diagnostics=self.diagnostics,
         )
         return Agent(
             model=self.choice.model,

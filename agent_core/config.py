@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_core.diagnostics.servers import LanguageServerSpec
 from agent_core.errors import ConfigError
 from agent_core.mcp.servers import HttpServer, McpServerSpec, StdioServer
 from agent_core.safety.sandbox.settings import SandboxSettings
@@ -74,6 +75,18 @@ class CodeExecutionSettings:
 
 
 @dataclass(frozen=True)
+class DiagnosticsSettings:
+    """``[diagnostics]``: what edited files' language servers say, added to the edit's result."""
+
+    enabled: bool = True
+    warnings: bool = False  # new warnings too, not only new errors
+    wait: float = 1.5  # seconds an edit's result waits for diagnostics from a running server
+    first_wait: float = 8.0  # the same, when the server must start first
+    max_shown: int = 20  # diagnostics listed per file
+    servers: tuple[LanguageServerSpec, ...] = ()  # [diagnostics.servers.<name>]
+
+
+@dataclass(frozen=True)
 class DelegationSettings:
     """``[delegation]``: the subagents the ``delegate`` tool starts."""
 
@@ -116,6 +129,7 @@ class Settings:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
     delegation: DelegationSettings = field(default_factory=DelegationSettings)
+    diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
 
     @property
     def config_file(self) -> Path:
@@ -193,6 +207,7 @@ def load_settings(
         sandbox=_sandbox(_table(file, "sandbox", "[sandbox]")),
         checkpoints=_checkpoints(_table(file, "checkpoints", "[checkpoints]")),
         delegation=_delegation(_table(file, "delegation", "[delegation]")),
+        diagnostics=_diagnostics(_table(file, "diagnostics", "[diagnostics]")),
     )
 
 
@@ -324,6 +339,31 @@ def _code_execution(table: dict[str, Any]) -> CodeExecutionSettings:
         max_output=int(_number(table, "max_output", defaults.max_output, minimum=1)),
         max_stderr=int(_number(table, "max_stderr", defaults.max_stderr, minimum=0)),
         max_tool_calls=int(_number(table, "max_tool_calls", defaults.max_tool_calls, minimum=0)),
+    )
+
+
+def _diagnostics(table: dict[str, Any]) -> DiagnosticsSettings:
+    defaults = DiagnosticsSettings()
+    flags = {key: table.get(key, getattr(defaults, key)) for key in ("enabled", "warnings")}
+    if not all(isinstance(value, bool) for value in flags.values()):
+        raise ConfigError("config.toml: [diagnostics] enabled and warnings must be true or false")
+    servers: list[LanguageServerSpec] = []
+    listed = _table(table, "servers", "[diagnostics.servers]")
+    for name in listed:
+        label = f"[diagnostics.servers.{name}]"
+        section = _table(listed, name, label)
+        command, extensions = _strings(section, "command"), _strings(section, "extensions")
+        if not command or not extensions:
+            raise ConfigError(f"config.toml: {label} needs command and extensions")
+        dotted = frozenset(e if e.startswith(".") else f".{e}" for e in extensions)
+        servers.append(LanguageServerSpec(name, tuple(command), dotted))
+    return DiagnosticsSettings(
+        enabled=flags["enabled"],
+        warnings=flags["warnings"],
+        wait=_number(table, "wait", defaults.wait, minimum=0.05),
+        first_wait=_number(table, "first_wait", defaults.first_wait, minimum=0.05),
+        max_shown=int(_number(table, "max_shown", defaults.max_shown, minimum=1)),
+        servers=tuple(servers),
     )
 
 

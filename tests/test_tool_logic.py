@@ -92,6 +92,7 @@ def test_partial_arguments_preview_streaming_json() -> None:
 def test_every_tool_has_a_schema_a_kind_and_a_title_for_partial_arguments() -> None:
     tools = default_toolset()
     assert set(tools) == {
+        "diagnostics",
         "read_file",
         "edit_file",
         "write_file",

@@ -92,11 +92,14 @@ class SessionParts:
     workspace: Workspace  # the session's files, through the editor where it offers them
     checkpoints: Checkpoints  # the workspace before each turn's first change
     prepare: Callable[[], None]  # blocking: what the first prompt needs, made ahead in a thread
+    release: Callable[[], Awaitable[None]]  # its share of the process's language servers
 
     async def close(self) -> None:
-        """Stop what the session started: its commands, its MCP servers, its sandbox's leftovers."""
+        """Stop what the session started: its commands, its MCP servers, its sandbox's leftovers,
+        the language servers no other session uses."""
         await self.terminal.close()
         await self.mcp.close()
+        await self.release()
         self.sandbox.close()
 
 

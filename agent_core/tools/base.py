@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agent_core.approvals import Permissions
 from agent_core.checkpoints.session import Checkpoint
+from agent_core.diagnostics.model import Diagnostics
 from agent_core.errors import ToolError
 from agent_core.events import Event, NoticeRaised, ToolCallUpdated, ToolKind
 from agent_core.messages import ImagePart
@@ -65,6 +66,7 @@ class ToolContext:
     search_sessions: SessionSearcher | None = None
     checkpoints: Checkpointer | None = None
     spend: Spender | None = None  # the loop's: work a tool paid for (a subagent's requests)
+    diagnostics: Diagnostics | None = None  # what edited files' language servers say
 
     def path(self, raw: str) -> tuple[Path, bool]:
         """``raw`` resolved against the session's roots (symlinks too), and whether it is inside."""

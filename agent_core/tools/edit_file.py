@@ -10,7 +10,12 @@ from pydantic import BaseModel, Field
 from agent_core.errors import ToolError
 from agent_core.events import ToolKind
 from agent_core.tools.base import ToolContext
-from agent_core.tools.edits import current_text, first_changed_line, propose_and_write
+from agent_core.tools.edits import (
+    current_text,
+    first_changed_line,
+    propose_and_write,
+    with_diagnostics,
+)
 
 
 class Replacement(BaseModel):
@@ -48,7 +53,7 @@ class EditFile:
         new = apply_edits(old, arguments.edits, context.shown(path))
         if new == old:
             raise ToolError("The edits change nothing.")
-        await propose_and_write(
+        said = await propose_and_write(
             context,
             self.title({"path": context.shown(path)}),
             path,
@@ -56,7 +61,8 @@ class EditFile:
             new,
             first_changed_line(old, new),
         )
-        return f"Edited {context.shown(path)} ({len(arguments.edits)} change(s))."
+        done = f"Edited {context.shown(path)} ({len(arguments.edits)} change(s))."
+        return with_diagnostics(done, said)
 
 
 def apply_edits(text: str, edits: list[Replacement], shown: str) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
-from agent_core.events import DiffContent, Location, ToolCallUpdated
+from agent_core.events import DiffContent, Location, TextContent, ToolCallUpdated
 from agent_core.safety.paths import hard_linked, protected_reason
 from agent_core.safety.policy import Edit
 from agent_core.tools.base import ToolContext, before_change
@@ -26,8 +26,9 @@ async def current_text(context: ToolContext, path: Path, *, must_exist: bool) ->
 
 async def propose_and_write(
     context: ToolContext, title: str, path: Path, old: str | None, new: str, line: int
-) -> None:
-    """Show the diff on the tool call, ask as the mode requires, then write through the editor."""
+) -> str:
+    """Show the diff on the tool call, ask as the mode requires, then write through the editor;
+    what the file's diagnostics say of the change, for the result ("" when nothing covers it)."""
     inside = context.path(str(path))[1]
     diff = DiffContent(str(path), old, new)
     location = Location(str(path), line)
@@ -42,8 +43,22 @@ async def propose_and_write(
         raise ToolError(refusal)
     if inside:
         await before_change(context)
+    checks = context.diagnostics
+    before = None if checks is None or old is None else await checks.source.findings(path, old)
     await context.workspace.write_text(path, new)
     context.files.saw(path, new)
+    if checks is None:
+        return ""
+    said = checks.after_edit(context.shown(path), before, await checks.source.findings(path, new))
+    if said:
+        shown = (diff, TextContent(said))
+        await context.report(ToolCallUpdated(context.call_id, content=shown))
+    return said
+
+
+def with_diagnostics(result: str, said: str) -> str:
+    """A file-changing tool's result, with what the diagnostics said of the change."""
+    return f"{result}\n{said}" if said else result
 
 
 def first_changed_line(old: str, new: str) -> int:

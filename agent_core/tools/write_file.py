@@ -9,7 +9,12 @@ from pydantic import BaseModel, Field
 
 from agent_core.events import ToolKind
 from agent_core.tools.base import ToolContext
-from agent_core.tools.edits import current_text, first_changed_line, propose_and_write
+from agent_core.tools.edits import (
+    current_text,
+    first_changed_line,
+    propose_and_write,
+    with_diagnostics,
+)
 
 
 class WriteFileArguments(BaseModel):
@@ -36,8 +41,9 @@ class WriteFile:
         path, _ = context.path(arguments.path)
         old = await current_text(context, path, must_exist=False)
         line = 1 if old is None else first_changed_line(old, arguments.content)
-        await propose_and_write(
+        said = await propose_and_write(
             context, self.title({"path": context.shown(path)}), path, old, arguments.content, line
         )
         verb = "Created" if old is None else "Rewrote"
-        return f"{verb} {context.shown(path)} ({len(arguments.content.splitlines())} lines)."
+        done = f"{verb} {context.shown(path)} ({len(arguments.content.splitlines())} lines)."
+        return with_diagnostics(done, said)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import threading
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,9 @@ class FakeEditor(RawAgent):
         self.requests: list[dict[str, Any]] = []  # every request the agent sent us
         self.answers: deque[str] = deque()  # optionIds to choose, or "cancel"; default: first allow
         self.terminals: dict[str, subprocess.Popen[bytes]] = {}
+        # `_heron/diagnostics`: a file's diagnostics as the editor's language services see it
+        self.diagnose: Callable[[Path], list[dict[str, Any]]] | None = None
+        self.diagnosed: set[str] = set()
         self._outputs: dict[str, bytearray] = {}
         self._lock = threading.Lock()
 
@@ -62,6 +65,11 @@ class FakeEditor(RawAgent):
             Path(params["path"]).write_text(params["content"])
             self.buffers.pop(params["path"], None)
             self._reply(message, {})
+        elif method == "_heron/diagnostics" and self.diagnose is not None:
+            paths = params.get("paths") or sorted(self.diagnosed)
+            self.diagnosed.update(paths)
+            files = [{"path": p, "diagnostics": self.diagnose(Path(p))} for p in paths]
+            self._reply(message, {"files": files})
         elif method.startswith("terminal/"):
             self._terminal(message, method.removeprefix("terminal/"), params)
         else:

@@ -1,0 +1,150 @@
+"""The language servers of one Heron process, and a session's view of them.
+
+A server runs once per workspace root and server, shared by every session of that workspace,
+and stops with the last of them. It starts on the first edit of a file it covers; a server
+that cannot start is not tried again for ``RETRY_AFTER_S``, so a missing or broken one costs
+one wait and one notice, not one per edit. pygls is imported with the first server.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+
+from agent_core.diagnostics.model import Diagnostic, Findings
+from agent_core.diagnostics.servers import LanguageServerSpec, available, server_for
+
+if TYPE_CHECKING:
+    from agent_core.diagnostics.lsp import LanguageServer
+
+RETRY_AFTER_S = 300.0
+Launcher = Callable[[list[str]], list[str]]  # a server's argv -> as it is run
+Notify = Callable[[str, str], Awaitable[None]]  # (title, description): told once per server
+
+
+class Unavailable(Exception):
+    """No diagnostics from this server now; the message says why."""
+
+
+@dataclass
+class _Entry:
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    server: LanguageServer | None = None
+    failed: tuple[float, str] | None = None  # when, and why
+    users: set[str] = field(default_factory=set[str])
+
+
+class ServerPool:
+    def __init__(self) -> None:
+        self._entries: dict[tuple[Path, str], _Entry] = {}
+
+    async def server(
+        self, root: Path, spec: LanguageServerSpec, launch: Launcher, user: str, limit: float
+    ) -> tuple[LanguageServer, bool]:
+        """The running server for ``root``, started (within ``limit``) if need be, and whether
+        it was started now; raises ``Unavailable``."""
+        from agent_core.diagnostics.lsp import LanguageServer, ServerFailed
+
+        entry = self._entries.setdefault((root, spec.name), _Entry())
+        entry.users.add(user)
+        async with entry.lock:
+            if entry.server is not None and entry.server.running:
+                return entry.server, False
+            if entry.failed is not None and time.monotonic() - entry.failed[0] < RETRY_AFTER_S:
+                raise Unavailable(entry.failed[1])
+            server = LanguageServer(spec.name, launch(list(spec.command)), root)
+            try:
+                await server.start(limit)
+            except ServerFailed as exc:
+                entry.failed = (time.monotonic(), str(exc))
+                raise Unavailable(str(exc)) from exc
+            entry.server, entry.failed = server, None
+            return server, True
+
+    async def release(self, user: str) -> None:
+        """``user`` (a session) has closed: stop the servers no other session uses."""
+        for key, entry in list(self._entries.items()):
+            entry.users.discard(user)
+            if not entry.users:
+                del self._entries[key]
+                if entry.server is not None:
+                    await entry.server.stop()
+
+    async def close(self) -> None:
+        for entry in self._entries.values():
+            if entry.server is not None:
+                await entry.server.stop()
+        self._entries.clear()
+
+    def running(self) -> int:
+        return sum(1 for e in self._entries.values() if e.server is not None and e.server.running)
+
+
+class LanguageServerDiagnostics:
+    """One session's ``Diagnostician`` over the process's language servers."""
+
+    def __init__(
+        self,
+        pool: ServerPool,
+        session_id: str,
+        root: Path,
+        configured: Sequence[LanguageServerSpec],
+        launch: Launcher,
+        waits: tuple[float, float],  # (a running server, one that starts first)
+        notify: Notify,
+    ) -> None:
+        self._pool, self._session, self._root = pool, session_id, root
+        self._configured, self._launch, self._waits = tuple(configured), launch, waits
+        self._servers: tuple[LanguageServerSpec, ...] | None = None  # found on the first edit
+        self._notify = notify
+        self._told: set[str] = set()
+        self._latest: dict[Path, Findings] = {}
+
+    async def findings(self, path: Path, text: str | None) -> Findings:
+        if self._servers is None:
+            self._servers = available(self._configured)
+        spec = server_for(path, self._servers)
+        if spec is None:  # nothing to say about this kind of file
+            return Findings()
+        try:
+            known = text if text is not None else await anyio.Path(path).read_text(errors="replace")
+            found = await self._ask(spec, path, known)
+        except (Unavailable, OSError) as exc:
+            if spec.name not in self._told:
+                self._told.add(spec.name)
+                await self._notify(f"No diagnostics from {spec.name}", str(exc))
+            return Findings(source=spec.name, unavailable=str(exc))
+        self._latest[path] = Findings(found, spec.name)
+        return self._latest[path]
+
+    async def workspace(self) -> dict[Path, Findings]:
+        """The latest diagnostics of each file this session had checked."""
+        return dict(self._latest)
+
+    async def close(self) -> None:
+        await self._pool.release(self._session)
+
+    async def _ask(self, spec: LanguageServerSpec, path: Path, text: str) -> tuple[Diagnostic, ...]:
+        from agent_core.diagnostics.lsp import ServerFailed
+
+        wait, first_wait = self._waits
+        started = time.monotonic()
+        server, fresh = await self._pool.server(
+            self._root, spec, self._launch, self._session, first_wait
+        )
+        left = max(first_wait - (time.monotonic() - started), wait) if fresh else wait
+        try:
+            return await server.diagnostics(path, text, left)
+        except ServerFailed as exc:
+            raise Unavailable(str(exc)) from exc
+
+
+def with_stderr_to(argv: Sequence[str], log_file: Path) -> list[str]:
+    """``argv`` with its stderr appended to ``log_file``: pygls pipes a server's stderr and never
+    reads it, so a server that writes much there would block."""
+    return ["/bin/sh", "-c", 'exec "$@" 2>>"$0"', str(log_file), *argv]
