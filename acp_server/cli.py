@@ -554,6 +554,8 @@ PRELOAD = (
     "acp_server.bridge.approver",
     "acp_server.bridge.terminal",
     "acp_server.bridge.transcript",
+    "agent_core.diagnostics.pool",
+    "acp_server.bridge.diagnostics",
     "acp_server.bridge.workspace",
     "agent_core.sessions.codec",
     "acp_server.handlers.prompt",

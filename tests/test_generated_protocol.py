@@ -45,12 +45,14 @@ def test_the_server_answers_initialize_without_pydantic() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_what_session_new_loads_leaves_out_pydantic_and_the_mcp_sdk() -> None:
-    """`session/new` builds a session from the PRELOAD modules: they must stay light."""
+def test_what_session_new_loads_leaves_out_pydantic_and_the_mcp_and_lsp_sdks() -> None:
+    """`session/new` builds a session from the PRELOAD modules: they must stay light (pygls
+    comes with the first edit a language server covers)."""
     code = (
         "import sys, acp_server.cli as cli, importlib;"
         "[importlib.import_module(m) for m in cli.PRELOAD[: cli.PRELOAD.index('acp_server.bridge.workspace') + 1]];"
-        "print(sorted(m for m in ('pydantic', 'mcp', 'agent_core.tools') if m in sys.modules))"
+        "print(sorted(m for m in ('pydantic', 'mcp', 'agent_core.tools', 'pygls', 'lsprotocol')"
+        " if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -61,13 +61,17 @@ class EditorDiagnostics:
 def from_editor_diagnostics(result: Any) -> dict[Path, Findings]:
     """The answer as findings per file; entries of the wrong shape are skipped."""
     found: dict[Path, Findings] = {}
-    for entry in cast(list[Any], (as_object(result) or {}).get("files") or []):
+    for entry in _list((as_object(result) or {}).get("files")):
         file = as_object(entry) or {}
         if not isinstance(path := file.get("path"), str):
             continue
-        items = cast(list[Any], file.get("diagnostics") or [])
+        items = _list(file.get("diagnostics"))
         found[Path(path)] = Findings(tuple(filter(None, map(_diagnostic, items))), SOURCE)
     return found
+
+
+def _list(value: Any) -> list[Any]:
+    return cast(list[Any], value) if isinstance(value, list) else []
 
 
 def _diagnostic(raw: Any) -> Diagnostic | None:

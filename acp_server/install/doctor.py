@@ -44,6 +44,7 @@ def run_doctor(out: TextIO) -> int:
     _sandbox(settings, say)
     servers = ", ".join(s.name for s in settings.mcp_servers) or "none"
     say(NOTE, f"MCP servers from config.toml: {servers}")
+    _language_servers(settings, say)
     for editor in editors().values():
         _editor(editor, say)
     out.write("All set.\n" if not problems else f"{problems} problem(s) found.\n")
@@ -109,6 +110,28 @@ def _sandbox(settings: Settings, say: Any) -> None:
         remedy = f"; to get one, {found.remedy}" if found.remedy else ""
         mark = PROBLEM if sandbox.required else NOTE
         say(mark, f"sandbox: none ({found.problem}), so {then}{remedy}")
+
+
+def _language_servers(settings: Settings, say: Any) -> None:
+    """Which language servers would report diagnostics after edits, by file type."""
+    from agent_core.diagnostics.servers import DEFAULTS, available
+
+    if not settings.diagnostics.enabled:
+        say(NOTE, "diagnostics: turned off ([diagnostics] enabled = false)")
+        return
+    found = available(settings.diagnostics.servers)
+    for spec in found:
+        kinds = " ".join(sorted(spec.extensions))
+        program = spec.command[0]
+        mark = OK if Path(program).is_absolute() and Path(program).exists() else PROBLEM
+        state = program if mark == OK else f"{program} not found"
+        say(mark, f"diagnostics for {kinds}: {spec.name} ({state})")
+    covered = {extension for spec in found for extension in spec.extensions}
+    for candidates in DEFAULTS:
+        if not candidates[0].extensions & covered:
+            names = " or ".join(c.command[0] for c in candidates)
+            kinds = " ".join(sorted(candidates[0].extensions))
+            say(NOTE, f"diagnostics for {kinds}: none; install {names} to have them")
 
 
 def _editor(editor: Editor, say: Any) -> None:
