@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bench import (
     checkpoints,
+    diagnostics,
     first_prompts,
     long_sessions,
     mcp,
@@ -85,6 +86,7 @@ def main() -> int:
                 + safety.measure(env)
                 + checkpoints.measure(env)
                 + subagents.measure(env, where)
+                + diagnostics.measure(env)
             )
     text = report(figures, " ".join(agent) if args.agent else None)
     sys.stdout.write(text)

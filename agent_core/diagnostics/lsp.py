@@ -109,6 +109,10 @@ class LanguageServer:
         if not self.running:
             raise ServerFailed(f"{self.name} has stopped")
         uri = path.as_uri()
+        sent, known = self._versions.get(uri), self._client.published.get(uri)
+        unchanged = sent is not None and sent[1] == text and _current(known, sent[0])
+        if not self._pull and unchanged and known is not None:  # nothing new to wait for
+            return known[1]
         version = self._send(uri, path, text)
         try:
             with anyio.fail_after(limit):

@@ -1,0 +1,115 @@
+"""Diagnostics after edits: how long an edit's result waits for them with a warm language
+server, and what a session with one server running costs in memory.
+
+Each figure edits the same file back and forth through `heron acp` (edits accepted) against the
+fake model server. An edit's round is the time from the end of the model response that asks for
+it to the arrival of the next request, which carries the result; the wait for diagnostics is
+that round with diagnostics on minus the same round with them off. ruff answers a pull request
+in ~1-2 ms, so its figure is almost all Heron's own (the LSP client, two requests per edit:
+before and after); basedpyright's includes its own analysis and is shown for context.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.figures import Figure
+from tests.support.editor import FakeEditor
+from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+
+EDITS = 12
+BIN = Path(sys.executable).parent
+SERVERS = {
+    "ruff": [str(BIN / "ruff"), "server"],
+    "basedpyright": [str(BIN / "basedpyright-langserver"), "--stdio"],
+}
+MODEL = "anthropic:claude-bench"
+
+
+def rounds(env: dict[str, str], command: list[str] | None) -> tuple[list[float], float, float]:
+    """Seconds per edit round (the first two, warming up, left out), Heron's and the language
+    servers' RSS in MB at the end."""
+    with tempfile.TemporaryDirectory() as scratch:
+        home, workspace = Path(scratch) / "home", Path(scratch) / "workspace"
+        home.mkdir()
+        workspace.mkdir()
+        (workspace / "app.py").write_text("x = 1\nprint(x)\n")
+        config = "[diagnostics]\nenabled = false\n"
+        if command is not None:
+            config = f"[diagnostics.servers.bench]\ncommand = {json.dumps(command)}\n"
+            config += "extensions = ['.py']\n"
+        (home / "config.toml").write_text(config)
+        edits = [("print(x)", "print(y)"), ("print(y)", "print(x)")] * (EDITS // 2)
+        with FakeLLM() as fake:
+            run_env = {**env, **fake.environment(MODEL), "HERON_HOME": str(home)}
+            run_env["HERON_MODE"] = "accept-edits"
+            fake.enqueue(Reply((ToolCall("read_file", {"path": "app.py"}),)))
+            for old, new in edits:
+                change = {"old_string": old, "new_string": new}
+                fake.enqueue(Reply((ToolCall("edit_file", {"path": "app.py", "edits": [change]}),)))
+            fake.enqueue(Reply((Text("done"),)))
+            with FakeEditor(run_env, check_schema=False) as editor:
+                editor.initialize()
+                session_id = editor.new_session(workspace)
+                editor.prompt(session_id, "edit back and forth", timeout=120)
+                heron, servers = _rss(editor.proc.pid)
+            requests = fake.requests
+            times = [
+                requests[n + 1].started_at - fake.finished(requests[n]) for n in range(1, EDITS + 1)
+            ]
+    return times[2:], heron, servers
+
+
+def measure(env: dict[str, str]) -> list[Figure]:
+    off, _, _ = rounds(env, None)
+    baseline = statistics.median(off)
+    figures: list[Figure] = []
+    for name, command in SERVERS.items():
+        on, heron, servers = rounds(env, command)
+        wait = (statistics.median(on) - baseline) * 1000
+        budget = 300 if name == "ruff" else None
+        how = f"median of {EDITS - 2} edits, minus the same edit round without diagnostics"
+        how += f" ({baseline * 1000:.1f} ms)"
+        figures.append(
+            Figure(f"an edit's wait for diagnostics, warm {name}", wait, "ms", budget, how)
+        )
+        figures.append(
+            Figure(
+                f"RSS of a session with {name} running",
+                heron,
+                "MB",
+                None,
+                f"Heron's process after {EDITS} edits (pygls loaded); "
+                f"the server itself: {servers:.0f} MB",
+            )
+        )
+    return figures
+
+
+def _rss(pid: int) -> tuple[float, float]:
+    """VmRSS in MB of ``pid`` and, summed, of every other process in its session's groups
+    (the language servers and what they started)."""
+
+    def rss(of: int) -> float:
+        for line in Path(f"/proc/{of}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    total = 0.0
+    stack = [int(c) for c in children]
+    while stack:
+        child = stack.pop()
+        try:
+            total += rss(child)
+            stack += [
+                int(c) for c in Path(f"/proc/{child}/task/{child}/children").read_text().split()
+            ]
+        except OSError:
+            continue
+    return rss(pid), total
