@@ -221,6 +221,7 @@ class _SessionWiring:
         restored: Restored,
     ) -> None:
         from acp_server.bridge.approver import EditorApprover
+        from acp_server.bridge.questions import EditorQuestioner
         from acp_server.bridge.terminal import EditorTerminal
         from acp_server.bridge.transcript import TranscriptBuilder
         from acp_server.bridge.workspace import EditorWorkspace
@@ -271,6 +272,9 @@ class _SessionWiring:
             on_mode_change=self.mode_changed,
             sandboxed=self.sandbox.sandboxed,
             on_notice=self.report,
+        )
+        self.questions = EditorQuestioner(
+            connection, setup.session_id, elicitation=client.can("elicitation", "form")
         )
         self.terminal = (
             EditorTerminal(connection, setup.session_id)
@@ -438,6 +442,7 @@ class _SessionWiring:
             self.sandbox,
             search_sessions=self.search_sessions,
             checkpoints=self.checkpoints,
+            questions=self.questions,
         )
         return Agent(
             model=self.choice.model,
@@ -472,6 +477,7 @@ PRELOAD = (
     "agent_core.context.prompt",
     "agent_core.sessions.store",
     "acp_server.bridge.approver",
+    "acp_server.bridge.questions",
     "acp_server.bridge.terminal",
     "acp_server.bridge.transcript",
     "acp_server.bridge.workspace",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent_core.tools.base import Tool
+from agent_core.tools.clarify import Clarify
 from agent_core.tools.edit_file import EditFile
 from agent_core.tools.find_files import FindFiles
 from agent_core.tools.read_file import ReadFile
@@ -26,5 +27,6 @@ def default_toolset() -> dict[str, Tool]:
         Todo(),
         SwitchMode(),
         SessionSearch(),
+        Clarify(),
     ]
     return {tool.name: tool for tool in tools}

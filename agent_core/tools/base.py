@@ -14,6 +14,7 @@ from agent_core.checkpoints.session import Checkpoint
 from agent_core.errors import ToolError
 from agent_core.events import Event, NoticeRaised, ToolCallUpdated, ToolKind
 from agent_core.messages import ImagePart
+from agent_core.questions import Questioner
 from agent_core.safety.sandbox.confinement import Confinement
 from agent_core.terminal import Terminal
 from agent_core.workspace import Workspace, resolve
@@ -63,6 +64,7 @@ class ToolContext:
     files: FileTracker = field(default_factory=FileTracker)
     search_sessions: SessionSearcher | None = None
     checkpoints: Checkpointer | None = None
+    questions: Questioner | None = None  # None: questions go to the user as the reply
 
     def path(self, raw: str) -> tuple[Path, bool]:
         """``raw`` resolved against the session's roots (symlinks too), and whether it is inside."""
