@@ -228,6 +228,7 @@ class _SessionWiring:
         language_servers: ServerPool,
     ) -> None:
         from acp_server.bridge.approver import EditorApprover
+        from acp_server.bridge.questions import EditorQuestioner
         from acp_server.bridge.terminal import EditorTerminal
         from acp_server.bridge.transcript import TranscriptBuilder
         from acp_server.bridge.workspace import EditorWorkspace
@@ -279,6 +280,9 @@ class _SessionWiring:
             on_mode_change=self.mode_changed,
             sandboxed=self.sandbox.sandboxed,
             on_notice=self.report,
+        )
+        self.questions = EditorQuestioner(
+            connection, setup.session_id, elicitation=client.can("elicitation", "form")
         )
         self.terminal = (
             EditorTerminal(connection, setup.session_id)
@@ -518,6 +522,7 @@ class _SessionWiring:
             search_sessions=self.search_sessions,
             checkpoints=self.checkpoints,
             diagnostics=self.diagnostics,
+            questions=self.questions,
         )
         return Agent(
             model=self.choice.model,
@@ -552,6 +557,7 @@ PRELOAD = (
     "agent_core.context.prompt",
     "agent_core.sessions.store",
     "acp_server.bridge.approver",
+    "acp_server.bridge.questions",
     "acp_server.bridge.terminal",
     "acp_server.bridge.transcript",
     "agent_core.diagnostics.pool",

@@ -103,11 +103,12 @@ def test_every_tool_has_a_schema_a_kind_and_a_title_for_partial_arguments() -> N
         "todo",
         "switch_mode",
         "session_search",
+        "clarify",
     }
     for tool in tools.values():
         schema = tool.arguments.model_json_schema()
         assert schema["type"] == "object" and tool.description
-        assert tool.kind in ("read", "edit", "search", "execute", "think", "switch_mode")
+        assert tool.kind in ("read", "edit", "search", "execute", "think", "switch_mode", "other")
         assert tool.title({}) and tool.title({"path": "a.py", "command": "ls", "pattern": "x"})
 
 

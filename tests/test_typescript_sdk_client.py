@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
 from tests.support.schema import WireChecker
 
 DRIVER = Path(__file__).parent / "node" / "drive.mjs"
@@ -76,3 +77,31 @@ def test_cancel_through_the_typescript_sdk(
         if e["message"].get("method") == "session/update"
     ]
     assert later == []  # nothing for the session after the cancelled prompt's answer
+
+
+COLOUR = {"question": "Which colour?", "choices": ["Blue", "Green"]}
+
+
+@pytest.mark.parametrize("elicitation", [True, False])
+def test_clarify_through_the_typescript_sdk(
+    elicitation: bool, agent_env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    """With form elicitation the SDK's handler answers the form; without it the question's
+    choices come as a permission request (the driver picks the first); the model gets the answer."""
+    fake.enqueue(Reply((ToolCall("clarify", COLOUR),)), Reply((Text("Painting it."),)))
+    env = {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
+    args = ["--prompt", "paint it"]
+    if elicitation:
+        response = {"action": "accept", "content": {"answer": "Green"}}
+        args += ["--elicitation", json.dumps(response)]
+    output = drive(env, workspace, *args)
+    assert output["stopReason"] == "end_turn"
+    methods = [e["message"].get("method") for e in output["wire"] if e["dir"] == "from_agent"]
+    if elicitation:
+        [form] = output["elicitations"]
+        assert form["message"] == "Which colour?" and form["mode"] == "form"
+        assert "session/request_permission" not in methods
+        assert "The user answered: Green" in json.dumps(fake.requests[1].body)
+    else:
+        assert output["elicitations"] == [] and "session/request_permission" in methods
+        assert "The user answered: Blue" in json.dumps(fake.requests[1].body)

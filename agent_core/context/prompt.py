@@ -24,6 +24,8 @@ TOOL_GUIDANCE = (
     "- Look before you act: find_files and search to orient yourself, read_file before editing.\n"
     "- Prefer edit_file with small, exact replacements; write_file for new files.\n"
     "- Every edit and command is shown to the user, who may reject it: when they do, adjust.\n"
+    "- When only the user can settle a choice that matters, ask with clarify instead of "
+    "guessing; never ask what the tools can tell you.\n"
     "- Use todo to plan multi-step work and keep the plan current.\n"
     "- Run the project's tests or checks with terminal after changing code, when there are any.\n"
     "- For work of many steps over many files, write one execute_code script that calls the "

@@ -69,8 +69,8 @@ class ToolRunner:
         context = replace(self._context, call_id=call.call_id, report=report)
         result, reply = await run_call(call, self._tools, context, images=images)
         self._results[call.call_id] = result
-        if reply is not None:
-            self.reply = reply
+        if reply is not None:  # two questions in one response: both are asked
+            self.reply = reply if self.reply is None else f"{self.reply}\n\n{reply}"
 
 
 async def execute(

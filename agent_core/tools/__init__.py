@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent_core.tools.base import Tool
+from agent_core.tools.clarify import Clarify
 from agent_core.tools.diagnostics import DiagnosticsTool
 from agent_core.tools.edit_file import EditFile
 from agent_core.tools.find_files import FindFiles
@@ -28,5 +29,6 @@ def default_toolset() -> dict[str, Tool]:
         SwitchMode(),
         SessionSearch(),
         DiagnosticsTool(),
+        Clarify(),
     ]
     return {tool.name: tool for tool in tools}

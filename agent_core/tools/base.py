@@ -15,6 +15,7 @@ from agent_core.diagnostics.model import Diagnostics
 from agent_core.errors import ToolError
 from agent_core.events import Event, NoticeRaised, ToolCallUpdated, ToolKind
 from agent_core.messages import ImagePart
+from agent_core.questions import Questioner
 from agent_core.safety.sandbox.confinement import Confinement
 from agent_core.terminal import Terminal
 from agent_core.workspace import Workspace, resolve
@@ -67,6 +68,7 @@ class ToolContext:
     checkpoints: Checkpointer | None = None
     spend: Spender | None = None  # the loop's: work a tool paid for (a subagent's requests)
     diagnostics: Diagnostics | None = None  # what edited files' language servers say
+    questions: Questioner | None = None  # None: questions go to the user as the reply
 
     def path(self, raw: str) -> tuple[Path, bool]:
         """``raw`` resolved against the session's roots (symlinks too), and whether it is inside."""

@@ -4,10 +4,15 @@
 //
 //   node tests/node/drive.mjs --cwd <absolute dir> [--prompt "hello"]
 //        [--cancel-after-first-update] [--timeout <seconds>]
+//        [--elicitation '<CreateElicitationResponse JSON>']
 //        -- <agent command> [args...]
 //
+// --elicitation advertises form elicitation and answers every elicitation/create with that
+// response; without it the client advertises none.
+//
 // Exactly one JSON line is written to stdout:
-//   success: {"initialize", "sessionId", "stopReason", "updates", "wire", "exitCode"}, exit 0
+//   success: {"initialize", "sessionId", "stopReason", "updates", "elicitations", "wire",
+//             "exitCode"}, exit 0
 //   failure: {"error", "wire"}, exit 1
 // Everything else (diagnostics, SDK logging, the agent's own stderr) goes to stderr.
 
@@ -65,6 +70,7 @@ function parseArgs(argv) {
     prompt: "hello",
     cancelAfterFirstUpdate: false,
     timeoutS: DEFAULT_TIMEOUT_S,
+    elicitation: undefined,
     command: [],
   };
   for (let i = 0; i < argv.length; i++) {
@@ -82,6 +88,8 @@ function parseArgs(argv) {
       opts.prompt = value();
     } else if (arg === "--cancel-after-first-update") {
       opts.cancelAfterFirstUpdate = true;
+    } else if (arg === "--elicitation") {
+      opts.elicitation = JSON.parse(value());
     } else if (arg === "--timeout") {
       opts.timeoutS = Number(value());
       if (!Number.isFinite(opts.timeoutS) || opts.timeoutS <= 0) {
@@ -284,6 +292,7 @@ async function main() {
   }, opts.timeoutS * 1000);
 
   const updates = [];
+  const elicitations = [];
   let sessionId;
   let promptSent = false;
   let cancelSent = false;
@@ -293,6 +302,11 @@ async function main() {
       const response = choosePermission(params.options);
       log("session/request_permission ->", JSON.stringify(response.outcome));
       return response;
+    })
+    .onRequest(methods.client.elicitation.create, ({ params }) => {
+      elicitations.push(params);
+      log("elicitation/create ->", JSON.stringify(opts.elicitation));
+      return opts.elicitation ?? { action: "decline" };
     })
     .onNotification(methods.client.session.update, ({ params, agent }) => {
       updates.push(params);
@@ -316,6 +330,7 @@ async function main() {
         clientCapabilities: {
           fs: { readTextFile: false, writeTextFile: false },
           terminal: false,
+          ...(opts.elicitation ? { elicitation: { form: {} } } : {}),
         },
       });
       const session = await ctx.request(methods.agent.session.new, {
@@ -365,6 +380,7 @@ async function main() {
       sessionId: outcome.sessionId,
       stopReason: outcome.stopReason,
       updates,
+      elicitations,
       wire,
       exitCode,
     },

@@ -1,5 +1,6 @@
 """A fake editor on real stdio: advertises fs and terminals (or not), keeps unsaved buffers,
-answers permission requests as a test tells it, and runs terminal commands for real."""
+answers permission requests and form elicitations as a test tells it, and runs terminal
+commands for real."""
 
 from __future__ import annotations
 
@@ -21,13 +22,16 @@ class FakeEditor(RawAgent):
         fs: bool = True,
         terminal: bool = True,
         check_schema: bool = True,
+        elicitation: bool = False,
     ) -> None:
         super().__init__(env, check_schema=check_schema)
-        self.fs, self.terminal = fs, terminal
+        self.fs, self.terminal, self.elicitation = fs, terminal, elicitation
         self.buffers: dict[str, str] = {}  # unsaved editor buffers, by absolute path
         self.writes: list[tuple[str, str]] = []  # fs/write_text_file calls, in order
         self.requests: list[dict[str, Any]] = []  # every request the agent sent us
         self.answers: deque[str] = deque()  # optionIds to choose, or "cancel"; default: first allow
+        # elicitation/create results to send, or None to leave one unanswered; default: decline
+        self.elicitations: deque[dict[str, Any] | None] = deque()
         self.terminals: dict[str, subprocess.Popen[bytes]] = {}
         # `_heron/diagnostics`: a file's diagnostics as the editor's language services see it
         self.diagnose: Callable[[Path], list[dict[str, Any]]] | None = None
@@ -40,6 +44,8 @@ class FakeEditor(RawAgent):
             "fs": {"readTextFile": self.fs, "writeTextFile": self.fs},
             "terminal": self.terminal,
         }
+        if self.elicitation:
+            advertised["elicitation"] = {"form": {}}
         return super().initialize({**advertised, **(capabilities or {})})
 
     def send_raw(self, data: bytes) -> None:
@@ -51,6 +57,10 @@ class FakeEditor(RawAgent):
         method, params = message["method"], message["params"]
         if method == "session/request_permission":
             self._reply(message, {"outcome": self._choose(params["options"])})
+        elif method == "elicitation/create" and self.elicitation:
+            result = self.elicitations.popleft() if self.elicitations else {"action": "decline"}
+            if result is not None:
+                self._reply(message, result)
         elif method == "fs/read_text_file":
             path = params["path"]
             if path in self.buffers:
