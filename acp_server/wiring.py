@@ -1,0 +1,380 @@
+"""One session's composition: its model, tools, store writes, sandbox, language servers and
+editor-backed ports, built from the settings as they are when it opens (``session/new``, load,
+resume, fork). With ``cli``, the only place concrete classes are wired together."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp_server.handlers.state import (
+    ClientInfo,
+    ModelChoice,
+    Restored,
+    SessionFactory,
+    SessionParts,
+    SessionSetup,
+)
+from acp_server.jsonrpc.connection import Connection
+from agent_core.config import ConfigWatch, Settings
+from agent_core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agent_core.context.prompt import Environment
+    from agent_core.diagnostics.model import Diagnostics
+    from agent_core.diagnostics.pool import ServerPool
+    from agent_core.events import Event, NoticeRaised
+    from agent_core.loop.agent import Agent
+    from agent_core.messages import Message, ToolCallPart, ToolResultPart
+    from agent_core.modes import Mode
+    from agent_core.sessions.store import SessionStore
+    from agent_core.tools.base import Tool, ToolContext
+
+
+def session_factory(
+    connection: Connection, config: ConfigWatch, store: SessionStore, servers: ServerPool
+) -> SessionFactory:
+    """How a session is assembled: the model, the tools, the store, the editor-backed ports,
+    from the settings as they are when it opens."""
+
+    def build(setup: SessionSetup, client: ClientInfo, restored: Restored) -> SessionParts:
+        if config.problem:
+            raise ConfigError(config.problem)
+        wiring = _SessionWiring(
+            connection, config.settings, store, setup, client, restored, servers
+        )
+        return wiring.parts()
+
+    return build
+
+
+class _SessionWiring:
+    """One session's parts and the small functions that connect them: what the editor is sent,
+    what the store keeps, what the agent is given. Built on `session/new`, load, resume, fork."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        settings: Settings,
+        store: SessionStore,
+        setup: SessionSetup,
+        client: ClientInfo,
+        restored: Restored,
+        language_servers: ServerPool,
+    ) -> None:
+        from acp_server.bridge.approver import EditorApprover
+        from acp_server.bridge.questions import EditorQuestioner
+        from acp_server.bridge.terminal import EditorTerminal
+        from acp_server.bridge.transcript import TranscriptBuilder
+        from acp_server.bridge.workspace import EditorWorkspace
+        from acp_server.bridge.writes import WriteBehind
+        from agent_core.approvals import Permissions
+        from agent_core.checkpoints.session import session_checkpoints
+        from agent_core.config import scrubbed_environment
+        from agent_core.diagnostics.pool import LanguageServerDiagnostics
+        from agent_core.mcp.connection import Timeouts
+        from agent_core.mcp.pool import McpServers
+        from agent_core.mcp.servers import merge
+        from agent_core.mcp.stdio import ProcessSetup
+        from agent_core.models.registry import create_model
+        from agent_core.permission_rules import JsonRuleStore
+        from agent_core.safety.git import HardenedGit
+        from agent_core.safety.sandbox.confinement import Confinement
+        from agent_core.safety.sandbox.detect import detect
+        from agent_core.terminal import LocalTerminal
+
+        self.connection, self.settings, self.store = connection, settings, store
+        self.setup, self.restored = setup, restored
+        environment = scrubbed_environment(settings.keep_environment)
+        self.sandbox = Confinement(
+            detect(network=settings.sandbox.network == "allow"),
+            settings.sandbox,
+            (setup.cwd, *setup.additional_directories),
+            home=Path.home(),
+            heron_home=settings.home,
+            scrubbed=tuple(environment.removed),
+        )
+        self.git = HardenedGit(environment.kept, self.read_only)
+        self.notices, self.compaction = (
+            client.can("session", "notices"),
+            client.can("session", "compaction"),
+        )
+        self.transcript = TranscriptBuilder()
+        self.writes = WriteBehind()
+        spec = restored.model or settings.model or ""
+        self.choice = ModelChoice(
+            spec,
+            create_model(spec, settings),
+            restored.thought_level or _thought(settings),
+            settings.credentials(spec),
+        )
+        self.permissions = Permissions(
+            mode=restored.mode or settings.default_mode,  # type: ignore[arg-type]  # validated on the way in
+            approver=EditorApprover(connection, setup.session_id),
+            rules=JsonRuleStore(settings.permissions_file, setup.cwd),
+            on_mode_change=self.mode_changed,
+            sandboxed=self.sandbox.sandboxed,
+            on_notice=self.report,
+        )
+        self.questions = EditorQuestioner(
+            connection, setup.session_id, elicitation=client.can("elicitation", "form")
+        )
+        self.terminal = (
+            EditorTerminal(connection, setup.session_id)
+            if client.can("terminal")
+            else LocalTerminal(environment.kept)
+        )
+        confine_servers = settings.sandbox.mcp_servers and self.sandbox.active
+        self.mcp = McpServers(
+            merge(setup.mcp_servers, settings.mcp_servers),
+            setup.cwd,
+            ProcessSetup(
+                environment.kept,
+                self.confined_server if confine_servers else self.unconfined_server,
+            ),
+            Timeouts(settings.mcp_connect_timeout, settings.mcp_call_timeout),
+            self.report,
+        )
+        self.environment = environment.kept
+        self.workspace = EditorWorkspace(
+            connection,
+            setup.session_id,
+            (setup.cwd, *setup.additional_directories),
+            read_via_editor=client.can("fs", "readTextFile"),
+            write_via_editor=client.can("fs", "writeTextFile"),
+        )
+        self.checkpoints = session_checkpoints(
+            settings.checkpoints, settings.home, setup.cwd, setup.session_id, environment.kept
+        )
+        self.language_servers = LanguageServerDiagnostics(
+            language_servers,
+            setup.session_id,
+            setup.cwd,
+            settings.diagnostics.servers,
+            self.launch_language_server,
+            (settings.diagnostics.wait, settings.diagnostics.first_wait),
+            self.warn,
+        )
+        self.diagnostics = self._diagnostics(client)
+        self._git_summary: str | None = None  # made ahead by prepare(), for the first prompt
+        self._prompted = False  # the first system prompt has been built
+        self._repository: str | None = None  # git's view of the workspace, as last found
+
+    def _diagnostics(self, client: ClientInfo) -> Diagnostics | None:
+        """The editor's diagnostics where it offers them, else Heron's language servers."""
+        from acp_server.bridge.diagnostics import EditorDiagnostics
+        from agent_core.diagnostics.model import Diagnostician, Diagnostics, FirstAnswer
+
+        settings = self.settings.diagnostics
+        if not settings.enabled:
+            return None
+        sources: list[Diagnostician] = [self.language_servers]
+        if client.can("_meta", "heron", "diagnostics"):
+            editor = EditorDiagnostics(self.connection, self.setup.session_id, settings.wait)
+            sources.insert(0, editor)
+        return Diagnostics(FirstAnswer(sources), settings.warnings, settings.max_shown)
+
+    def launch_language_server(self, argv: list[str]) -> list[str]:
+        """A language server's command line: outside the sandbox like an MCP server (secrets
+        unset, tied to Heron's life), its stderr in the log folder."""
+        from agent_core.diagnostics.pool import with_stderr_to
+
+        log_file = self.settings.log_dir / "language-servers.log"
+        return with_stderr_to(self.sandbox.unconfined(argv).argv, log_file)
+
+    async def warn(self, title: str, description: str) -> None:
+        from agent_core.events import NoticeRaised
+
+        await self.report(NoticeRaised("warning", title, description))
+
+    def read_only(self, argv: list[str]) -> list[str]:
+        """``argv`` in the session's sandbox, changing nothing (Heron's own git calls)."""
+        return self.sandbox.launch(argv, writable=False, tether=False).argv  # waited for
+
+    def confined_server(self, argv: list[str], environment: Mapping[str, str]) -> list[str]:
+        """An MCP server's command line in the session's sandbox (``[sandbox] mcp_servers``):
+        writable as commands are, its program and ``PYTHONPATH`` visible wherever they are."""
+        paths = environment.get("PYTHONPATH", "").split(os.pathsep)
+        needs = [Path(argv[0]).parent, *(Path(p) for p in paths if p)]
+        return self.sandbox.launch(argv, writable=True, needs=needs).argv
+
+    def unconfined_server(self, argv: list[str], environment: Mapping[str, str]) -> list[str]:
+        """An MCP server's command line outside the sandbox (the default): secrets unset."""
+        del environment  # already scrubbed
+        return self.sandbox.unconfined(argv).argv
+
+    def parts(self) -> SessionParts:
+        return SessionParts(
+            self.choice,
+            self.permissions,
+            self.terminal,
+            self.sandbox,
+            self.make_agent,
+            self.send,
+            self.transcript,
+            self.system_prompt,
+            self.writes,
+            self.mcp,
+            self.workspace,
+            self.checkpoints,
+            self.prepare,
+            self.language_servers.close,
+        )
+
+    def prepare(self) -> None:
+        """What the agent needs that takes a while, made once the session is open: a stored
+        conversation decoded, and git's view of the workspace (a few sandboxed git processes)."""
+        for _ in self.restored.history:  # decoded as it is read (``StoredMessages``)
+            pass
+        summary = self.git.summary(self.setup.cwd)
+        if not self._prompted:  # else the first prompt found it itself, and it may be stale
+            self._git_summary = summary
+
+    async def send(self, update: dict[str, Any]) -> None:
+        """Every update of the session goes out here, and into its stored transcript."""
+        self.transcript.feed(update)
+        params = {"sessionId": self.setup.session_id, "update": update}
+        await self.connection.notify("session/update", params)
+
+    async def report(self, event: Event) -> None:
+        """What a running tool shows (a diff, a terminal, the plan)."""
+        from acp_server.bridge.updates import to_session_update
+
+        update = to_session_update(event, notices=self.notices, compaction=self.compaction)
+        if update is not None:
+            await self.send(update)
+
+    async def mode_changed(self, mode: Mode) -> None:
+        from acp_server.bridge.modes import session_options, to_option_updates
+
+        await self.store.update(self.setup.session_id, mode=mode)
+        choice = self.choice
+        options = session_options(
+            mode, choice.spec, choice.thought_level, self.settings, self.sandbox.describe()
+        )
+        for update in to_option_updates(options, mode_changed=True):
+            await self.send(update)
+
+    async def search_sessions(self, query: str, limit: int) -> list[str]:
+        from agent_core.errors import StorageError, ToolError
+
+        try:
+            hits = await self.store.search(query, cwd=self.setup.cwd, limit=limit)
+        except StorageError as exc:
+            raise ToolError(f"The session history cannot be searched: {exc}") from exc
+        others = [h for h in hits if h.session_id != self.setup.session_id]
+        return [f"{h.title or 'Untitled'} ({h.session_id}): {h.snippet}" for h in others]
+
+    async def save(self, messages: Sequence[Message], replace: bool) -> None:
+        """The agent's completed messages, with what the editor saw meanwhile, written behind."""
+        items, session_id = self.transcript.drain(), self.setup.session_id
+        await self.writes.submit(
+            lambda: self.store.append(session_id, messages, items, replace=replace)
+        )
+
+    def system_prompt(self) -> tuple[str, list[NoticeRaised]]:
+        """The system prompt as the workspace is now, and a notice per file left out."""
+        from agent_core.context.prompt import build_system_prompt
+        from agent_core.events import NoticeRaised
+
+        found = None if self._prompted else self._git_summary  # /reload finds it again
+        self._prompted = True
+        environment = self._environment(found)
+        prompt = build_system_prompt(environment, self.choice.spec, self.setup.system_prompt)
+        left_out = [f for f in prompt.context_files if f.blocked]
+        return prompt.text, [
+            NoticeRaised("warning", f"Ignored {f.path.name}", f"{f.path}: {f.blocked}")
+            for f in left_out
+        ]
+
+    def subagent_prompt(self) -> str:
+        """A subagent's system prompt: its own role, the project's instructions, and the
+        workspace as it is now."""
+        from agent_core.context.prompt import build_system_prompt
+
+        environment = self._environment(self._repository)  # as the session's prompt saw it
+        return build_system_prompt(environment, self.choice.spec, subagent=True).text
+
+    def _environment(self, repository: str | None) -> Environment:
+        from agent_core.context.prompt import Environment
+
+        setup = self.setup
+        self._repository = repository or self.git.summary(setup.cwd)
+        return Environment(
+            setup.cwd, setup.additional_directories, self.settings.shell, date.today(),
+            self._repository,
+        )  # fmt: skip
+
+    def toolset(self) -> dict[str, Tool]:
+        """Heron's tools, the MCP servers' tools, ``execute_code`` over the ones a script
+        may call (the file and search tools, foreground commands, read-only MCP tools), and
+        ``delegate``, whose subagents get some of the others."""
+        from agent_core.loop.execution import execute
+        from agent_core.tools import default_toolset
+        from agent_core.tools.execute_code import SCRIPTABLE, ExecuteCode
+
+        tools = {**default_toolset(), **self.mcp.tools()}
+        scriptable = {name: tools[name] for name in SCRIPTABLE} | self.mcp.tools(read_only=True)
+
+        async def run_tool(call: ToolCallPart, context: ToolContext) -> ToolResultPart:
+            return await execute(call, scriptable, context, images=False)
+
+        code = self.settings.code_execution
+        tools["execute_code"] = ExecuteCode(code, self.environment, scriptable, run_tool)
+        if self.settings.delegation.max_depth > 0:
+            tools["delegate"] = self._delegate(dict(tools))
+        return tools
+
+    def _delegate(self, tools: dict[str, Tool]) -> Tool:
+        from agent_core.delegation.tool import Delegate, Subagents
+        from agent_core.models.registry import create_model
+
+        def spec(requested: str | None) -> str:
+            return requested or self.choice.spec  # the session's model as it is now
+
+        return Delegate(
+            Subagents(
+                tools,
+                lambda requested: create_model(spec(requested), self.settings),
+                spec,
+                self.subagent_prompt,
+                self.settings.delegation,
+            )
+        )
+
+    def make_agent(self) -> Agent:
+        from agent_core.loop.agent import Agent
+        from agent_core.tools.base import ToolContext
+
+        text, notices = self.system_prompt()
+        context = ToolContext(
+            "",
+            self.workspace,
+            self.permissions,
+            self.report,
+            self.terminal,
+            self.sandbox,
+            search_sessions=self.search_sessions,
+            checkpoints=self.checkpoints,
+            diagnostics=self.diagnostics,
+            questions=self.questions,
+        )
+        return Agent(
+            model=self.choice.model,
+            tools=self.toolset(),
+            system_prompt=text,
+            notices=notices,
+            tool_context=context,
+            history=self.restored.history,
+            reasoning_effort=self.choice.reasoning_effort,
+            max_requests=self.settings.max_turn_requests,
+            save=self.save,
+            compact_at=self.settings.compact_at,
+        )
+
+
+def _thought(settings: Settings) -> str:
+    return settings.reasoning_effort or "default"
