@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fake_llm import FakeLLM
+from tests.support.fake_llm import MODELS, FakeLLM
 
 
 @pytest.fixture
@@ -37,6 +37,12 @@ def agent_env(heron_home: Path) -> dict[str, str]:
     }
     env.update(HERON_HOME=str(heron_home), HERON_MODEL="scripted:echo")
     return env
+
+
+@pytest.fixture(params=list(MODELS))
+def provider(request: pytest.FixtureRequest) -> str:
+    """Each provider API in turn (``MODELS`` names a model of it)."""
+    return str(request.param)
 
 
 @pytest.fixture

@@ -11,13 +11,8 @@ from typing import Any
 import pytest
 
 from tests.support.editor import FakeEditor
-from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.fake_llm import MODELS, FakeLLM, Reply, Text, ToolCall
 
-PROVIDERS = {
-    "anthropic": "anthropic:claude-sonnet-4-5",
-    "openai": "openai:gpt-5",
-    "openai-chat": "openai-chat:qwen3-coder",
-}
 COLOUR = ToolCall("clarify", {"question": "Which colour?", "choices": ["Blue", "Green"]})
 NAME = ToolCall("clarify", {"question": "What should the module be called?"})
 
@@ -34,12 +29,11 @@ def asked(editor: FakeEditor, method: str) -> list[dict[str, Any]]:
     return [r["params"] for r in editor.requests if r["method"] == method]
 
 
-@pytest.mark.parametrize("provider", list(PROVIDERS))
 def test_an_elicited_answer_reaches_the_model(
     provider: str, agent_env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
     fake.enqueue(Reply((COLOUR,)), Reply((Text("Green it is."),)))
-    env = {**agent_env, **fake.environment(PROVIDERS[provider])}
+    env = {**agent_env, **fake.environment(MODELS[provider])}
     with FakeEditor(env, elicitation=True) as editor:
         editor.elicitations.append({"action": "accept", "content": {"answer": "Green"}})
         editor.initialize()
@@ -72,7 +66,7 @@ def test_a_declined_or_dismissed_form_is_told_to_the_model(
 ) -> None:
     fake.enqueue(Reply((NAME,)), Reply((Text("I will pick a name myself."),)))
     with FakeEditor(
-        {**agent_env, **fake.environment(PROVIDERS["anthropic"])}, elicitation=True
+        {**agent_env, **fake.environment(MODELS["anthropic"])}, elicitation=True
     ) as editor:
         editor.elicitations.append({"action": action})
         editor.initialize()
@@ -87,7 +81,7 @@ def test_without_elicitation_the_choices_are_a_permission_request(
     agent_env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
     fake.enqueue(Reply((COLOUR,)), Reply((Text("Blue, then."),)))
-    with FakeEditor({**agent_env, **fake.environment(PROVIDERS["openai"])}) as editor:
+    with FakeEditor({**agent_env, **fake.environment(MODELS["openai"])}) as editor:
         editor.answers.append("choice-0")
         editor.initialize()
         stop, _ = editor.prompt(editor.new_session(workspace), "paint it")
@@ -98,12 +92,11 @@ def test_without_elicitation_the_choices_are_a_permission_request(
     assert "The user answered: Blue" in sent(fake, 1)
 
 
-@pytest.mark.parametrize("provider", list(PROVIDERS))
 def test_with_no_way_to_ask_the_question_ends_the_turn_and_the_next_prompt_answers(
     provider: str, agent_env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
     fake.enqueue(Reply((NAME,)), Reply((Text("Creating heron_tools.py."),)))
-    with FakeEditor({**agent_env, **fake.environment(PROVIDERS[provider])}) as editor:
+    with FakeEditor({**agent_env, **fake.environment(MODELS[provider])}) as editor:
         editor.initialize()
         session_id = editor.new_session(workspace)
         stop, updates = editor.prompt(session_id, "add a module")
@@ -130,7 +123,7 @@ def test_plan_mode_keeps_clarify(
     (heron_home / "config.toml").write_text('default_mode = "plan"\n')
     fake.enqueue(Reply((COLOUR,)), Reply((Text("Planning for blue."),)))
     with FakeEditor(
-        {**agent_env, **fake.environment(PROVIDERS["openai-chat"])}, elicitation=True
+        {**agent_env, **fake.environment(MODELS["openai-chat"])}, elicitation=True
     ) as editor:
         editor.elicitations.append({"action": "accept", "content": {"answer": "Blue"}})
         editor.initialize()
@@ -147,7 +140,7 @@ def test_session_cancel_while_the_user_is_asked_cancels_the_turn(
 ) -> None:
     fake.enqueue(Reply((COLOUR,)), Reply((Text("never asked for"),)))
     with FakeEditor(
-        {**agent_env, **fake.environment(PROVIDERS["anthropic"])}, elicitation=True
+        {**agent_env, **fake.environment(MODELS["anthropic"])}, elicitation=True
     ) as editor:
         editor.elicitations.append(None)  # left open
         editor.initialize()

@@ -13,28 +13,18 @@ from typing import Any
 import pytest
 
 from tests.support.editor import FakeEditor
-from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.fake_llm import MODELS, FakeLLM, Reply, Text, ToolCall
 from tests.test_sessions_e2e import load
 
-PROVIDERS = {
-    "anthropic": "anthropic:claude-sonnet-4-5",
-    "openai": "openai:gpt-5",
-    "openai-chat": "openai-chat:qwen3-coder",
-}
 PRICED = '[models."{model}"]\ninput_price = 3.0\noutput_price = 15.0\n'
-
-
-@pytest.fixture(params=list(PROVIDERS))
-def provider(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 @pytest.fixture
 def env(
     agent_env: dict[str, str], heron_home: Path, fake: FakeLLM, provider: str
 ) -> dict[str, str]:
-    (heron_home / "config.toml").write_text(PRICED.format(model=PROVIDERS[provider]))
-    return {**agent_env, **fake.environment(PROVIDERS[provider])}
+    (heron_home / "config.toml").write_text(PRICED.format(model=MODELS[provider]))
+    return {**agent_env, **fake.environment(MODELS[provider])}
 
 
 def of_kind(updates: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

@@ -11,19 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.fake_llm import Failure, FakeLLM, Reasoning, Reply, Text, ToolCall
+from tests.support.fake_llm import MODELS, Failure, FakeLLM, Reasoning, Reply, Text, ToolCall
 from tests.support.raw import RawAgent
-
-PROVIDERS = {
-    "anthropic": "anthropic:claude-sonnet-4-5",
-    "openai": "openai:gpt-5",
-    "openai-chat": "openai-chat:qwen3-coder",
-}
-
-
-@pytest.fixture(params=list(PROVIDERS))
-def provider(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 @pytest.fixture
@@ -31,7 +20,7 @@ def env(
     agent_env: dict[str, str], heron_home: Path, fake: FakeLLM, provider: str
 ) -> dict[str, str]:
     (heron_home / "config.toml").write_text("[retry]\nbase_delay = 0.05\nmax_attempts = 3\n")
-    return {**agent_env, **fake.environment(PROVIDERS[provider])}
+    return {**agent_env, **fake.environment(MODELS[provider])}
 
 
 def start(env: dict[str, str], workspace: Path, notices: bool = True) -> tuple[RawAgent, str]:

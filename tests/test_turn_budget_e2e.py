@@ -7,20 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.fake_llm import MODELS, FakeLLM, Reply, Text, ToolCall
 from tests.support.raw import RawAgent
 
-PROVIDERS = {
-    "anthropic": "anthropic:claude-sonnet-4-5",
-    "openai": "openai:gpt-5",
-    "openai-chat": "openai-chat:qwen3-coder",
-}
 TOOL_CHOICE_NONE = {"anthropic": {"type": "none"}, "openai": "none", "openai-chat": "none"}
 
 
-@pytest.mark.parametrize("provider", list(PROVIDERS))
 def test_the_request_limit_ends_with_a_summary_made_without_tools(
     provider: str, agent_env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM
 ) -> None:
@@ -32,7 +24,7 @@ def test_the_request_limit_ends_with_a_summary_made_without_tools(
         Reply((read,)),
         Reply((Text("Read the README three times; the summary of it remains."),)),
     )
-    agent = RawAgent({**agent_env, **fake.environment(PROVIDERS[provider])})
+    agent = RawAgent({**agent_env, **fake.environment(MODELS[provider])})
     with agent:
         agent.initialize()
         session_id = agent.new_session(workspace)

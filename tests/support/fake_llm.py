@@ -88,6 +88,11 @@ class RecordedRequest:
     client_closed: bool = False  # the client hung up before the stream ended
 
 
+MODELS = {  # a model of each provider API, as the tests name them to Heron
+    "anthropic": "anthropic:claude-sonnet-4-5",
+    "openai": "openai:gpt-5",
+    "openai-chat": "openai-chat:qwen3-coder",
+}
 Event = tuple[str, str | None, str]  # (type for events_sent, SSE ``event:`` name, data)
 Format = Literal["anthropic", "responses", "chat"]
 ROUTES: dict[str, Format] = {
