@@ -1,5 +1,6 @@
 // Chat webview script. The HTML it inserts is rendered (escaped, then formatted) by the
-// extension host; this script only places it and sends prompts back.
+// extension host; this script only places it, shows or hides subagents' tool calls, and sends
+// prompts back.
 (function () {
   const vscode = acquireVsCodeApi();
   const transcript = document.getElementById("transcript");
@@ -21,10 +22,23 @@
       node.dataset.id = id;
       transcript.appendChild(node);
     }
-    // Keep an expanded <details> (thoughts) open while it streams.
+    // Keep an expanded <details> (thoughts) open while it streams, and keyboard focus on the
+    // subagent toggle it was on: a running card is drawn again with every change.
     const open = node.querySelector("details[open]") !== null;
+    const active = document.activeElement;
+    const focused = active && node.contains(active) && active.dataset ? active.dataset.tool : undefined;
     node.innerHTML = html;
     if (open) node.querySelector("details")?.setAttribute("open", "");
+    if (focused) node.querySelector('button[data-tool="' + CSS.escape(focused) + '"]')?.focus();
+  }
+
+  /** Shows or hides a subagent's tool calls at once; the extension keeps the choice. */
+  function toggleChildren(button) {
+    const expanded = button.getAttribute("aria-expanded") !== "true";
+    button.setAttribute("aria-expanded", String(expanded));
+    const list = document.getElementById(button.getAttribute("aria-controls") || "");
+    if (list) list.hidden = !expanded;
+    vscode.postMessage({ type: "toggleTool", id: button.dataset.tool, expanded });
   }
 
   window.addEventListener("message", (event) => {
@@ -60,7 +74,13 @@
   cancel.addEventListener("click", () => vscode.postMessage({ type: "cancel" }));
   // file: links open in an editor (the webview itself cannot open them).
   transcript.addEventListener("click", (event) => {
-    const link = event.target && event.target.closest ? event.target.closest("a[href]") : null;
+    const closest = (selector) => (event.target && event.target.closest ? event.target.closest(selector) : null);
+    const toggle = closest("button.children-toggle");
+    if (toggle) {
+      toggleChildren(toggle);
+      return;
+    }
+    const link = closest("a[href]");
     if (!link) return;
     const href = link.getAttribute("href") || "";
     if (/^file:/i.test(href)) {

@@ -9,6 +9,8 @@ export interface ChatActions {
   cancel(): void;
   /** A `file:` link clicked in the chat. */
   openFile(href: string): void;
+  /** A subagent's tool calls shown or hidden in the chat (`id`: the tool call's item id). */
+  toggleTool(id: string, expanded: boolean): void;
   /** Everything to show when the view (re)opens. */
   snapshot(): { items: Item[]; usage: Usage | null; busy: boolean };
 }
@@ -17,7 +19,8 @@ type FromWebview =
   | { type: "prompt"; text: string }
   | { type: "cancel" }
   | { type: "ready" }
-  | { type: "openFile"; href: string };
+  | { type: "openFile"; href: string }
+  | { type: "toggleTool"; id: string; expanded: boolean };
 
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   static readonly viewId = "heron.chat";
@@ -42,6 +45,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       if (message.type === "prompt" && typeof message.text === "string") this.actions.prompt(message.text);
       else if (message.type === "cancel") this.actions.cancel();
       else if (message.type === "openFile" && typeof message.href === "string") this.actions.openFile(message.href);
+      else if (message.type === "toggleTool" && typeof message.id === "string" && typeof message.expanded === "boolean")
+        this.actions.toggleTool(message.id, message.expanded);
       else if (message.type === "ready") {
         const { items, usage, busy } = this.actions.snapshot();
         this.post({ type: "reset" });

@@ -108,6 +108,11 @@ export function activate(context: vscode.ExtensionContext): void {
     prompt: (text) => send([{ type: "text", text }], text),
     openFile: (href) => void openFileLink(href).catch(report),
     cancel: () => void session.cancel().catch(report),
+    toggleTool: (id, expanded) => {
+      // The webview has already flipped it; showing the item again keeps a render sent meanwhile from undoing that.
+      const item = session.transcript.setExpanded(id, expanded);
+      if (item) chat.showItems([item], session.transcript.usage);
+    },
     snapshot: () => ({
       items: session.transcript.items,
       usage: session.transcript.usage,

@@ -1,6 +1,6 @@
 // Turns transcript items into safe HTML fragments for the chat webview. Pure: no vscode.
 import { escapeHtml, renderMarkdown } from "./markdown";
-import type { Item, ToolContentView, Usage } from "./transcript";
+import { childrenExpanded, type Item, type ToolContentView, type ToolItem, type Usage } from "./transcript";
 
 const STATUS_LABELS: Record<string, string> = {
   pending: "pending",
@@ -86,6 +86,45 @@ function renderToolContent(content: ToolContentView, displayPath: PathDisplay): 
   }
 }
 
+function renderTool(item: ToolItem, displayPath: PathDisplay): string {
+  const status = escapeHtml(item.status);
+  const label = escapeHtml(STATUS_LABELS[item.status] ?? item.status);
+  return (
+    `<div class="tool status-${status}"><div class="tool-head">` +
+    `<span class="badge">${label}</span> <span class="tool-title">${escapeHtml(item.title)}</span>` +
+    `</div>${item.content.map((c) => renderToolContent(c, displayPath)).join("")}${renderChildren(item, displayPath)}</div>`
+  );
+}
+
+/** "3 tool calls · 1 running · 1 failed": what a subagent did, readable while its list is hidden. */
+export function childrenSummary(children: readonly ToolItem[]): string {
+  const parts = [`${children.length} tool call${children.length === 1 ? "" : "s"}`];
+  for (const status of ["pending", "in_progress", "failed"] as const) {
+    const count = children.filter((c) => c.status === status).length;
+    if (count > 0) parts.push(`${count} ${STATUS_LABELS[status] ?? status}`);
+  }
+  return parts.join(" · ");
+}
+
+/**
+ * A subagent's tool calls inside the card of the call that runs it: a button that shows or hides
+ * them (the webview flips it at once and tells the extension, which keeps the choice), then the
+ * list of their cards. Shown while the call runs, hidden once it has completed, unless the user chose.
+ */
+function renderChildren(item: ToolItem, displayPath: PathDisplay): string {
+  if (item.children.length === 0) return "";
+  const expanded = childrenExpanded(item);
+  const id = escapeHtml(item.id);
+  return (
+    `<div class="subagent">` +
+    `<button type="button" class="children-toggle" data-tool="${id}" aria-expanded="${String(expanded)}" aria-controls="children-${id}">` +
+    `<span class="chevron" aria-hidden="true"></span>Subagent · ${escapeHtml(childrenSummary(item.children))}</button>` +
+    `<ul class="tool-children" id="children-${id}" aria-label="${escapeHtml(`Subagent tool calls: ${item.title}`)}"${expanded ? "" : " hidden"}>` +
+    item.children.map((child) => `<li>${renderTool(child, displayPath)}</li>`).join("") +
+    `</ul></div>`
+  );
+}
+
 export function renderItem(item: Item, displayPath: PathDisplay = (path) => path): string {
   switch (item.kind) {
     case "user":
@@ -94,15 +133,8 @@ export function renderItem(item: Item, displayPath: PathDisplay = (path) => path
       return `<div class="msg agent">${renderMarkdown(item.text)}</div>`;
     case "thought":
       return `<details class="thought"><summary>Thinking</summary>${renderMarkdown(item.text)}</details>`;
-    case "tool": {
-      const status = escapeHtml(item.status);
-      const label = escapeHtml(STATUS_LABELS[item.status] ?? item.status);
-      return (
-        `<div class="tool status-${status}"><div class="tool-head">` +
-        `<span class="badge">${label}</span> <span class="tool-title">${escapeHtml(item.title)}</span>` +
-        `</div>${item.content.map((c) => renderToolContent(c, displayPath)).join("")}</div>`
-      );
-    }
+    case "tool":
+      return renderTool(item, displayPath);
     case "plan":
       return `<div class="plan"><div class="plan-head">Plan</div><ul>${item.entries
         .map((e) => `<li class="plan-${escapeHtml(e.status)}">${escapeHtml(e.content)}</li>`)

@@ -12,17 +12,23 @@ export type ToolContentView =
   | { type: "diff"; path: string; oldText: string | null; newText: string }
   | { type: "terminal"; terminalId: string };
 
+/** A tool call. A subagent's calls are `children` of the call that runs it, not items. */
+export interface ToolItem {
+  kind: "tool";
+  id: string;
+  toolCallId: string;
+  title: string;
+  toolKind: string;
+  status: ToolCallStatus;
+  content: ToolContentView[];
+  children: ToolItem[];
+  /** The user's choice to show or hide the children; null: the default (see `childrenExpanded`). */
+  expanded: boolean | null;
+}
+
 export type Item =
   | { kind: "user" | "agent" | "thought"; id: string; messageId: string | null; text: string }
-  | {
-      kind: "tool";
-      id: string;
-      toolCallId: string;
-      title: string;
-      toolKind: string;
-      status: ToolCallStatus;
-      content: ToolContentView[];
-    }
+  | ToolItem
   | { kind: "plan"; id: string; entries: PlanEntry[] }
   | { kind: "notice"; id: string; severity: string; title: string; description: string };
 
@@ -65,6 +71,26 @@ function toolContent(content: ToolCallContent): ToolContentView {
   }
 }
 
+/**
+ * Whether a tool call's children are shown: the user's choice, else until the call completes (a
+ * failed one keeps them in view: they are where to look for what went wrong).
+ */
+export function childrenExpanded(item: ToolItem): boolean {
+  return item.expanded ?? item.status !== "completed";
+}
+
+/**
+ * The tool call a call belongs to, from Heron's `_meta`: `{"heron": {"parentToolCallId": id}}` on
+ * a subagent's calls. Other keys in the namespace (`checkpoint`) and other shapes are ignored.
+ */
+export function parentToolCallId(meta: unknown): string | null {
+  if (typeof meta !== "object" || meta === null) return null;
+  const heron: unknown = (meta as Record<string, unknown>).heron;
+  if (typeof heron !== "object" || heron === null) return null;
+  const parent: unknown = (heron as Record<string, unknown>).parentToolCallId;
+  return typeof parent === "string" && parent !== "" ? parent : null;
+}
+
 const CHUNK_KINDS = {
   user_message_chunk: "user",
   agent_message_chunk: "agent",
@@ -76,26 +102,44 @@ export class Transcript {
   usage: Usage | null = null;
   currentModeId: string | null = null;
   private nextId = 0;
-  private readonly tools = new Map<string, Item & { kind: "tool" }>();
+  /** Tool calls by id, nested ones included; for an id used twice, the first call. */
+  private readonly tools = new Map<string, ToolItem>();
+  /** A nested call's parent: how a change finds the item to show again. */
+  private readonly parents = new Map<ToolItem, ToolItem>();
+  /** The parent each call named when it arrived (null: none), shown under it or not. */
+  private readonly namedParents = new Map<ToolItem, string | null>();
   private plan: (Item & { kind: "plan" }) | null = null;
 
   clear(): void {
     this.items.length = 0;
     this.tools.clear();
+    this.parents.clear();
+    this.namedParents.clear();
     this.plan = null;
     this.usage = null;
   }
 
   /** The agent is gone: tool calls that had not finished never will. Returns the changed items. */
   failUnfinishedTools(): Item[] {
-    const changed: Item[] = [];
-    for (const item of this.tools.values()) {
+    const changed = new Set<Item>();
+    for (const item of this.allTools(this.items)) {
       if (item.status === "pending" || item.status === "in_progress") {
         item.status = "failed";
-        changed.push(item);
+        changed.add(this.topLevel(item));
       }
     }
-    return changed;
+    return [...changed];
+  }
+
+  /** Shows or hides the children of the tool call whose item id is `id`; returns the item to show again. */
+  setExpanded(id: string, expanded: boolean): Item | null {
+    for (const item of this.allTools(this.items)) {
+      if (item.id === id) {
+        item.expanded = expanded;
+        return this.topLevel(item);
+      }
+    }
+    return null;
   }
 
   /** A prompt the user typed here (the agent does not echo it back). */
@@ -106,7 +150,10 @@ export class Transcript {
     return item;
   }
 
-  /** Applies one update; returns the items that changed (to re-render), if any. */
+  /**
+   * Applies one update; returns the items that changed (to re-render), if any. A change to a
+   * nested tool call returns the top-level item it is shown in.
+   */
   apply(update: SessionUpdate): Item[] {
     switch (update.sessionUpdate) {
       case "user_message_chunk":
@@ -114,46 +161,20 @@ export class Transcript {
       case "agent_thought_chunk":
         return [this.chunk(CHUNK_KINDS[update.sessionUpdate], update.messageId ?? null, update.content)];
       case "tool_call": {
-        const existing = this.tools.get(update.toolCallId);
-        const item: Item & { kind: "tool" } = existing ?? {
-          kind: "tool",
-          id: this.newId(),
-          toolCallId: update.toolCallId,
-          title: "",
-          toolKind: "other",
-          status: "pending",
-          content: [],
-        };
+        const item = this.tool(update.toolCallId, update._meta, update.title);
         item.title = update.title;
         item.toolKind = update.kind ?? item.toolKind;
         item.status = update.status ?? item.status;
         if (update.content) item.content = update.content.map(toolContent);
-        if (!existing) {
-          this.tools.set(update.toolCallId, item);
-          this.items.push(item);
-        }
-        return [item];
+        return [this.topLevel(item)];
       }
       case "tool_call_update": {
-        let item = this.tools.get(update.toolCallId);
-        if (!item) {
-          item = {
-            kind: "tool",
-            id: this.newId(),
-            toolCallId: update.toolCallId,
-            title: update.title ?? update.toolCallId,
-            toolKind: "other",
-            status: "pending",
-            content: [],
-          };
-          this.tools.set(update.toolCallId, item);
-          this.items.push(item);
-        }
+        const item = this.tool(update.toolCallId, update._meta, update.title ?? update.toolCallId);
         if (update.title) item.title = update.title;
         if (update.kind) item.toolKind = update.kind;
         if (update.status) item.status = update.status;
         if (update.content) item.content = update.content.map(toolContent);
-        return [item];
+        return [this.topLevel(item)];
       }
       case "plan": {
         if (!this.plan) {
@@ -203,6 +224,57 @@ export class Transcript {
     if (kind === "user") this.plan = null;
     this.items.push(item);
     return item;
+  }
+
+  /**
+   * The tool call with this id; a new one goes under the call its `_meta` names when that call is
+   * known, and otherwise at the top level (a call that arrives before its parent is not lost).
+   * Where a call is shown is settled when it first arrives: later updates only find it, by id
+   * and, when they name one, by parent. A subagent's calls get their ids from its own model, so
+   * one may repeat an id seen elsewhere (even its parent's): under a parent it did not name
+   * before, the same id is another call.
+   */
+  private tool(toolCallId: string, meta: unknown, title: string): ToolItem {
+    const parentId = parentToolCallId(meta);
+    const parent = parentId === null ? undefined : this.tools.get(parentId);
+    const known = parent?.children.find((c) => c.toolCallId === toolCallId) ?? this.tools.get(toolCallId);
+    if (known && (parent === undefined || this.namedParents.get(known) === parentId)) return known;
+    const item: ToolItem = {
+      kind: "tool",
+      id: this.newId(),
+      toolCallId,
+      title,
+      toolKind: "other",
+      status: "pending",
+      content: [],
+      children: [],
+      expanded: null,
+    };
+    if (!this.tools.has(toolCallId)) this.tools.set(toolCallId, item);
+    this.namedParents.set(item, parentId);
+    if (parent) {
+      parent.children.push(item);
+      this.parents.set(item, parent);
+    } else {
+      this.items.push(item);
+    }
+    return item;
+  }
+
+  /** The top-level item a tool call is shown in (itself, unless it is nested). */
+  private topLevel(item: ToolItem): ToolItem {
+    let top = item;
+    for (let up = this.parents.get(top); up; up = this.parents.get(top)) top = up;
+    return top;
+  }
+
+  /** Every tool call among these items, nested ones included. */
+  private *allTools(items: readonly Item[]): Generator<ToolItem> {
+    for (const item of items) {
+      if (item.kind !== "tool") continue;
+      yield item;
+      yield* this.allTools(item.children);
+    }
   }
 
   private newId(): string {

@@ -300,3 +300,38 @@ test("a file: link clicked in the chat opens the file in an editor, at its line"
   assert.equal(stub.shownDocuments.length, 1, "only file: links");
   await deactivate();
 });
+
+test("a subagent's calls show inside its card; showing or hiding them is kept by the extension", { timeout: 30_000 }, async () => {
+  const ws = mkdtempSync(join(tmpdir(), "heron-subagent-"));
+  stub.ui.answerQuickPick = (labels) => labels.find((l) => l === "Allow");
+  const { view, status } = activateWithFakeAgent(ws);
+  try {
+    view.receive?.({ type: "prompt", text: "subagent" });
+    await until("the reply", () => view.renderedItems().some((h) => h.includes("subagent: ")));
+    await until("the ready state", () => status.text.includes("ready"));
+    assert.deepEqual(stub.quickPicks, [["Allow", "Reject"]], "the child's question was asked as any other");
+    const cards = view.renderedItems().filter((h) => h.startsWith('<div class="tool '));
+    assert.equal(cards.length, 1, "the child calls have no cards of their own");
+    const card = cards[0] ?? "";
+    assert.ok(card.includes('<span class="tool-title">Tidy the notes</span>') && card.includes('aria-expanded="false"'), card);
+    assert.ok(card.includes('<span class="tool-title">Run rm notes.bak</span>') && card.includes("Subagent · 2 tool calls</button>"), card);
+
+    const id = /data-tool="([^"]+)"/.exec(card)?.[1];
+    assert.ok(id);
+    const before = view.posted.length;
+    view.receive?.({ type: "toggleTool", id, expanded: true });
+    const redrawn = view.posted.slice(before).flatMap((m) => m.items ?? []);
+    assert.equal(redrawn.length, 1);
+    assert.ok(redrawn[0]?.html.includes('aria-expanded="true"') && !redrawn[0].html.includes(" hidden>"), redrawn[0]?.html);
+
+    // The view opened again (a snapshot) keeps the choice.
+    view.receive?.({ type: "ready" });
+    assert.ok(view.renderedItems().some((h) => h.includes(`data-tool="${id}" aria-expanded="true"`)));
+    const posted = view.posted.length;
+    view.receive?.({ type: "toggleTool", id: "no-such-item", expanded: true });
+    view.receive?.({ type: "toggleTool", id, expanded: "yes" });
+    assert.equal(view.posted.length, posted, "nothing is drawn for an unknown item or a malformed message");
+  } finally {
+    await deactivate();
+  }
+});

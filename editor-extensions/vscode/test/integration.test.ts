@@ -11,6 +11,7 @@ import { VscodeFsHandler } from "../src/fsHandler";
 import type { Log } from "../src/log";
 import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "../src/permissionPrompt";
 import { SessionController, type SessionState } from "../src/session";
+import type { Item } from "../src/transcript";
 import { VscodeTerminalHandler } from "../src/terminals";
 import { stub, Uri, workspace } from "./vscodeStub";
 
@@ -159,4 +160,59 @@ test("a prompt edits a file through the diff review, a WorkspaceEdit and a save"
     await session.stop();
   }
   assert.equal(session.currentState, "stopped");
+});
+
+test("a subagent's tool calls from the real agent are nested under its delegate call, live and on load", { skip, timeout: 90_000 }, async () => {
+  stub.reset();
+  const root = mkdtempSync(join(tmpdir(), "heron-vscode-sub-"));
+  const home = mkdtempSync(join(root, "home-"));
+  const ws = mkdtempSync(join(root, "ws-"));
+  writeFileSync(join(ws, "notes.md"), "# Notes\n\nship it\n");
+  const script = join(root, "script.json");
+  writeFileSync(
+    script,
+    JSON.stringify({
+      rules: [
+        {
+          match: "SUBTASK-NOTES",
+          // The text first: the child's call id (numbered by its place in the reply) differs from its parent's.
+          replies: [[{ text: "Reading." }, { tool_call: { name: "read_file", arguments: { path: "notes.md" } } }], [{ text: "The notes say ship it." }]],
+        },
+        {
+          match: "survey the notes",
+          replies: [[{ tool_call: { name: "delegate", arguments: { task: "Read notes.md (SUBTASK-NOTES)" } } }], [{ text: "Surveyed." }]],
+        },
+      ],
+    }),
+  );
+  const logLines: string[] = [];
+  const session = new SessionController({
+    agentCommand: () => ({
+      command: HERON_BIN,
+      args: ["acp"],
+      cwd: ws,
+      env: { ...process.env, HERON_HOME: home, HERON_MODEL: `scripted:${script}` },
+    }),
+    initialMode: () => "ask",
+    fs: new VscodeFsHandler(),
+    terminals: new VscodeTerminalHandler(),
+    permissions: { request: () => Promise.resolve({ outcome: { outcome: "cancelled" } }) },
+    log: { info: (m) => logLines.push(m), traffic: (d, l) => logLines.push(`${d} ${l}`) },
+    listener: { onState: () => undefined, onItems: () => undefined, onReset: () => undefined },
+  });
+  type Shape = [string, string, Shape[]];
+  const shape = (items: readonly Item[]): Shape[] =>
+    items.flatMap((i) => (i.kind === "tool" ? [[i.title, i.status, shape(i.children)] satisfies Shape] : []));
+  try {
+    const stop = await session.prompt([{ type: "text", text: "Please survey the notes" }], "Please survey the notes", ws);
+    assert.equal(stop, "end_turn", logLines.join("\n"));
+    const live = shape(session.transcript.items);
+    assert.deepEqual(live, [["Read notes.md (SUBTASK-NOTES)", "completed", [["Read notes.md", "completed", []]]]], logLines.join("\n"));
+    const sessionId = session.sessionId;
+    assert.ok(sessionId);
+    await session.loadSession(sessionId, ws);
+    assert.deepEqual(shape(session.transcript.items), live, logLines.join("\n"));
+  } finally {
+    await session.stop();
+  }
 });

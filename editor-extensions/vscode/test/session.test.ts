@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { SessionController, TurnInProgressError, type SessionState } from "../src/session";
+import type { Item } from "../src/transcript";
 import { fakeAgentCommand, until } from "./fakeAgent";
 
 interface Harness {
@@ -20,7 +21,8 @@ interface Harness {
   cwd: string;
 }
 
-function harness(env: Record<string, string> = {}): Harness {
+/** `answer`: how the user answers permission questions; without it they stay open until the turn is cancelled. */
+function harness(env: Record<string, string> = {}, answer?: (params: RequestPermissionRequest) => RequestPermissionResponse): Harness {
   const cwd = mkdtempSync(join(tmpdir(), "heron-session-"));
   const h: Omit<Harness, "session"> = { states: [], modes: [], traffic: [], asked: [], released: { count: 0 }, cwd };
   const session = new SessionController({
@@ -41,6 +43,7 @@ function harness(env: Record<string, string> = {}): Harness {
       // Stays open until the turn is cancelled, like a user who has not answered yet.
       request: (params, signal): Promise<RequestPermissionResponse> => {
         h.asked.push({ params, signal });
+        if (answer) return Promise.resolve(answer(params));
         return new Promise((resolve) => {
           const cancelled = (): void => resolve({ outcome: { outcome: "cancelled" } });
           if (signal.aborted) cancelled();
@@ -112,6 +115,43 @@ test("a permission request for another session is answered cancelled without ask
     assert.equal(await h.session.prompt(text("other-session"), "other-session", h.cwd), "end_turn");
     assert.equal(h.asked.length, 0);
     assert.ok(agentText(h.session).includes('other: {"outcome":{"outcome":"cancelled"}}'), agentText(h.session));
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("a subagent's call is asked about like any other, shown under its parent, and nested again on load", async () => {
+  const allow = (): RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId: "yes" } });
+  const h = harness({}, allow);
+  const shape = (items: readonly Item[]): unknown[] =>
+    items.map((i) => (i.kind === "tool" ? [i.toolCallId, i.title, i.status, shape(i.children)] : [i.kind, "text" in i ? i.text : ""]));
+  try {
+    assert.equal(await h.session.prompt(text("subagent"), "subagent", h.cwd), "end_turn");
+    assert.deepEqual(
+      h.asked.map((a) => [a.params.toolCall.toolCallId, a.params.toolCall.title]),
+      [["c1", "Run rm notes.bak"]],
+      "the child's own id and title reach the prompter",
+    );
+    assert.ok(agentText(h.session).includes('subagent: {"outcome":{"outcome":"selected","optionId":"yes"}}'), agentText(h.session));
+    const live = shape(h.session.transcript.items);
+    assert.deepEqual(live, [
+      ["user", "subagent"],
+      [
+        "d1",
+        "Tidy the notes",
+        "completed",
+        [
+          ["c1", "Run rm notes.bak", "completed", []],
+          ["c2", "Read notes.md", "completed", []],
+        ],
+      ],
+      ["agent", 'subagent: {"outcome":{"outcome":"selected","optionId":"yes"}}'],
+    ]);
+
+    const sessionId = h.session.sessionId;
+    assert.ok(sessionId);
+    await h.session.loadSession(sessionId, h.cwd);
+    assert.deepEqual(shape(h.session.transcript.items), live, "the replay nests the same calls under the same parent");
   } finally {
     await h.session.stop();
   }

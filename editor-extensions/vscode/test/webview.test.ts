@@ -41,8 +41,9 @@ test("a selection ending at column 0 of a line does not count that line", () => 
   assert.deepEqual(selectionLines({ start: at(2, 3), end: at(2, 7) }), { startLine: 3, endLine: 3 });
 });
 
-/** Runs media/chat.js against a minimal fake DOM: enough for its listeners. */
-function loadChatScript(): {
+/** Runs media/chat.js against a minimal fake DOM: enough for its listeners. `dom` adds elements
+ * by id, the focused element, and what `document.querySelector` finds. */
+function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: unknown; querySelector?: (selector: string) => unknown } = {}): {
   posted: unknown[];
   send: { disabled: boolean };
   prompt: { value: string };
@@ -61,13 +62,22 @@ function loadChatScript(): {
     appendChild: () => undefined,
     requestSubmit: () => listeners.get("composer:submit")?.({ preventDefault: () => undefined }),
   });
-  const elements = Object.fromEntries(["transcript", "usage", "composer", "prompt", "cancel", "send"].map((n) => [n, element(n)]));
+  const elements: Record<string, unknown> = {
+    ...Object.fromEntries(["transcript", "usage", "composer", "prompt", "cancel", "send"].map((n) => [n, element(n)])),
+    ...dom.byId,
+  };
   const posted: unknown[] = [];
   const body = { scrollHeight: 0, classList: { toggle: () => undefined } };
   const sandbox = {
     // Copied out of the script's realm, as postMessage would.
     acquireVsCodeApi: () => ({ postMessage: (m: unknown) => posted.push(JSON.parse(JSON.stringify(m))) }),
-    document: { getElementById: (id: string) => elements[id], body, querySelector: () => null, createElement: () => element("div") },
+    document: {
+      getElementById: (id: string) => elements[id],
+      body,
+      activeElement: dom.activeElement ?? body,
+      querySelector: dom.querySelector ?? (() => null),
+      createElement: () => element("div"),
+    },
     window: {
       innerHeight: 0,
       scrollY: 0,
@@ -108,9 +118,60 @@ test("the chat webview disables Send while a turn runs and does not post prompts
 
 test("a file: link clicked in the chat is sent to the extension to open", () => {
   const chat = loadChatScript();
-  const link = (href: string) => ({ closest: () => ({ getAttribute: () => href }) });
+  const link = (href: string) => ({ closest: (selector: string) => (selector === "a[href]" ? { getAttribute: () => href } : null) });
   assert.equal(chat.click(link("file:///w/a.py#L3")).prevented, true);
   assert.deepEqual(chat.posted.at(-1), { type: "openFile", href: "file:///w/a.py#L3" });
   assert.equal(chat.click(link("https://example.com")).prevented, false);
   assert.equal(chat.posted.length, 2);
+});
+
+/** A button as the chat renders it for a subagent's tool calls. */
+function toggleButton(id: string, expanded: boolean) {
+  const attributes = new Map([
+    ["aria-expanded", String(expanded)],
+    ["aria-controls", `children-${id}`],
+  ]);
+  const button = {
+    dataset: { tool: id },
+    focused: false,
+    getAttribute: (name: string) => attributes.get(name) ?? null,
+    setAttribute: (name: string, value: string) => attributes.set(name, value),
+    closest: (selector: string) => (selector === "button.children-toggle" ? button : null),
+    focus: () => {
+      button.focused = true;
+    },
+  };
+  return button;
+}
+
+test("the subagent toggle shows or hides its list at once and tells the extension", () => {
+  const list = { hidden: true };
+  const chat = loadChatScript({ byId: { "children-i3": list } });
+  const button = toggleButton("i3", false);
+  assert.equal(chat.click(button).prevented, false);
+  assert.equal(button.getAttribute("aria-expanded"), "true");
+  assert.equal(list.hidden, false);
+  assert.deepEqual(chat.posted.at(-1), { type: "toggleTool", id: "i3", expanded: true });
+  chat.click(button);
+  assert.equal(button.getAttribute("aria-expanded"), "false");
+  assert.equal(list.hidden, true);
+  assert.deepEqual(chat.posted.at(-1), { type: "toggleTool", id: "i3", expanded: false });
+});
+
+test("a card drawn again keeps keyboard focus on its subagent toggle", () => {
+  const focused = toggleButton("i3", true);
+  const redrawn = toggleButton("i3", true);
+  const selectors: string[] = [];
+  const card = {
+    innerHTML: "",
+    contains: (node: unknown) => node === focused,
+    querySelector: (selector: string) => {
+      selectors.push(selector);
+      return selector === 'button[data-tool="i3"]' ? redrawn : null;
+    },
+  };
+  const chat = loadChatScript({ activeElement: focused, querySelector: () => card });
+  chat.receive({ type: "items", items: [{ id: "i1", html: "<div>again</div>" }], usage: "" });
+  assert.equal(card.innerHTML, "<div>again</div>");
+  assert.equal(redrawn.focused, true, selectors.join(", "));
 });
