@@ -162,3 +162,33 @@ def test_modes_and_options_are_schema_valid_and_in_sync() -> None:
         check_def("SessionNotification", {"sessionId": "s", "update": update})
     no_thinking = SessionOptions("ask", "scripted:echo", ("scripted:echo",), None)
     assert [o["id"] for o in to_config_options(no_thinking)] == ["mode", "model"]
+
+
+def test_the_replay_transcript_keeps_a_calls_meta_from_every_update() -> None:
+    """A subagent's call names its parent on every update, and a checkpoint arrives on a later
+    one: the replayed final update keeps both."""
+    from acp_server.bridge.transcript import TranscriptBuilder
+
+    transcript = TranscriptBuilder()
+    parent = {"heron": {"parentToolCallId": "d1"}}
+    transcript.feed(
+        {"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "Edit", "_meta": parent}
+    )
+    transcript.feed(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c1",
+            "_meta": {"heron": {"checkpoint": 3}},
+        }
+    )
+    transcript.feed(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c1",
+            "status": "completed",
+            "_meta": parent,
+        }
+    )
+    start, final = transcript.drain(finished=True)
+    assert start["_meta"] == parent
+    assert final["_meta"] == {"heron": {"checkpoint": 3, "parentToolCallId": "d1"}}

@@ -271,9 +271,9 @@ async def test_cancel_during_a_tool_closes_the_dangling_call() -> None:
     with anyio.move_on_after(0.2):
         async for _ in agent.run_turn((TextPart("go"),)):
             pass
-    last = agent.history[-1]
+    last, [call] = agent.history[-1], agent.history[-2].tool_calls  # type: ignore[union-attr]
     assert isinstance(last, UserMessage)
-    assert last.parts == (ToolResultPart("call_0_0", CANCELLED_RESULT, True),)
+    assert last.parts == (ToolResultPart(call.call_id, CANCELLED_RESULT, True),)
     assert_alternates(agent.history)
 
 

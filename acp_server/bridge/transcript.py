@@ -10,11 +10,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 Item = dict[str, Any]
 CHUNKS = ("agent_message_chunk", "agent_thought_chunk")
 FINAL_FIELDS = ("status", "content", "locations", "rawOutput")
+
+
+def merged_meta(old: Any, new: Any) -> Item:
+    """Two ``_meta`` objects as one: each namespace's keys together, the newer ones winning."""
+    merged: Item = dict(old or {})
+    for namespace, fields in dict(new or {}).items():
+        earlier = merged.get(namespace)
+        if isinstance(earlier, dict) and isinstance(fields, dict):
+            merged[namespace] = {**cast(Item, earlier), **cast(Item, fields)}
+        else:
+            merged[namespace] = fields
+    return merged
 
 
 class TranscriptBuilder:
@@ -50,6 +62,8 @@ class TranscriptBuilder:
                     start[key] = value
                 elif key in FINAL_FIELDS:
                     final[key] = value
+                elif key == "_meta":  # a checkpoint, a subagent's parent: kept for the replay
+                    final["_meta"] = merged_meta(final.get("_meta"), value)
             if update.get("status") in ("completed", "failed"):
                 del self._open_calls[update["toolCallId"]]
         elif kind == "plan":

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -115,7 +116,7 @@ class ScriptedModel:
             reply = tuple(s for s in reply if "tool_call" not in s) or ({"text": NO_TOOLS},)
         parts: list[AssistantPart] = []
         finish: FinishReason = "end_turn"
-        for index, step in enumerate(reply):
+        for step in reply:
             if "text" in step or "echo" in step:
                 text = step["text"] if "text" in step else f"{step['echo']}{prompt}"
                 async for chunk in self._chunks(text):
@@ -127,7 +128,7 @@ class ScriptedModel:
                 parts.append(ThinkingPart(step["thinking"]))
             elif "tool_call" in step:
                 call = cast(dict[str, Any], step["tool_call"])
-                call_id = f"call_{calls_this_turn}_{index}"
+                call_id = f"call_{uuid.uuid4().hex[:12]}"  # unique, as a provider's are
                 yield ToolCallBegan(call_id, call["name"])
                 arguments = json.dumps(call.get("arguments", {}))
                 yield ToolArgumentsDelta(call_id, arguments)
