@@ -79,6 +79,7 @@ class _SessionWiring:
         from agent_core.mcp.pool import McpServers
         from agent_core.mcp.servers import merge
         from agent_core.mcp.stdio import ProcessSetup
+        from agent_core.memory import memory_of
         from agent_core.models.registry import create_model
         from agent_core.permission_rules import JsonRuleStore
         from agent_core.safety.git import HardenedGit
@@ -159,6 +160,7 @@ class _SessionWiring:
             self.warn,
         )
         self.diagnostics = self._diagnostics(client)
+        self.memory = memory_of(settings)  # None when turned off
         self._git_summary: str | None = None  # made ahead by prepare(), for the first prompt
         self._prompted = False  # the first system prompt has been built
         self._repository: str | None = None  # git's view of the workspace, as last found
@@ -283,11 +285,18 @@ class _SessionWiring:
         found = None if self._prompted else self._git_summary  # /reload finds it again
         self._prompted = True
         environment = self._environment(found)
-        prompt = build_system_prompt(environment, self.choice.spec, self.setup.system_prompt)
-        left_out = [f for f in prompt.context_files if f.blocked]
+        memory, forgotten = self.memory.snapshot() if self.memory else ("", [])
+        prompt = build_system_prompt(
+            environment,
+            self.choice.spec,
+            self.setup.system_prompt,
+            user_files=self.settings.user_instructions,
+            memory=memory,
+        )
+        left_out = [(f.path, f.blocked) for f in prompt.context_files if f.blocked]
         return prompt.text, [
-            NoticeRaised("warning", f"Ignored {f.path.name}", f"{f.path}: {f.blocked}")
-            for f in left_out
+            NoticeRaised("warning", f"Ignored {path.name}", f"{path}: {why}")
+            for path, why in (*left_out, *forgotten)
         ]
 
     def subagent_prompt(self) -> str:
@@ -296,7 +305,10 @@ class _SessionWiring:
         from agent_core.context.prompt import build_system_prompt
 
         environment = self._environment(self._repository)  # as the session's prompt saw it
-        return build_system_prompt(environment, self.choice.spec, subagent=True).text
+        mine = self.settings.user_instructions
+        return build_system_prompt(
+            environment, self.choice.spec, subagent=True, user_files=mine
+        ).text
 
     def _environment(self, repository: str | None) -> Environment:
         from agent_core.context.prompt import Environment
@@ -324,6 +336,10 @@ class _SessionWiring:
 
         code = self.settings.code_execution
         tools["execute_code"] = ExecuteCode(code, self.environment, scriptable, run_tool)
+        if self.memory is not None:
+            from agent_core.tools.memory import MemoryTool
+
+            tools["memory"] = MemoryTool(self.memory)
         if self.settings.delegation.max_depth > 0:
             tools["delegate"] = self._delegate(dict(tools))
         return tools

@@ -75,6 +75,15 @@ class CodeExecutionSettings:
 
 
 @dataclass(frozen=True)
+class MemorySettings:
+    """``[memory]``: the notes the agent keeps across sessions (``agent_core.memory``)."""
+
+    enabled: bool = True
+    notes_chars: int = 4000  # notes.md: what it learned about its work
+    user_chars: int = 2000  # user.md: what it learned about the user
+
+
+@dataclass(frozen=True)
 class DiagnosticsSettings:
     """``[diagnostics]``: what edited files' language servers say, added to the edit's result."""
 
@@ -130,6 +139,10 @@ class Settings:
     checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
     delegation: DelegationSettings = field(default_factory=DelegationSettings)
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    # The user's own instructions, before the project's: $HERON_HOME/AGENTS.md, and with
+    # [instructions] other_agents = true, ~/.claude/CLAUDE.md and ~/.codex/AGENTS.md.
+    user_instructions: tuple[Path, ...] = ()
 
     @property
     def config_file(self) -> Path:
@@ -208,6 +221,8 @@ def load_settings(
         checkpoints=_checkpoints(_table(file, "checkpoints", "[checkpoints]")),
         delegation=_delegation(_table(file, "delegation", "[delegation]")),
         diagnostics=_diagnostics(_table(file, "diagnostics", "[diagnostics]")),
+        memory=_memory(_table(file, "memory", "[memory]")),
+        user_instructions=_user_instructions(home, _table(file, "instructions", "[instructions]")),
     )
 
 
@@ -340,6 +355,29 @@ def _code_execution(table: dict[str, Any]) -> CodeExecutionSettings:
         max_stderr=int(_number(table, "max_stderr", defaults.max_stderr, minimum=0)),
         max_tool_calls=int(_number(table, "max_tool_calls", defaults.max_tool_calls, minimum=0)),
     )
+
+
+def _memory(table: dict[str, Any]) -> MemorySettings:
+    defaults = MemorySettings()
+    enabled = table.get("enabled", defaults.enabled)
+    if not isinstance(enabled, bool):
+        raise ConfigError("config.toml: [memory] enabled must be true or false")
+    return MemorySettings(
+        enabled=enabled,
+        notes_chars=int(_number(table, "notes_chars", defaults.notes_chars, minimum=100)),
+        user_chars=int(_number(table, "user_chars", defaults.user_chars, minimum=100)),
+    )
+
+
+def _user_instructions(home: Path, table: dict[str, Any]) -> tuple[Path, ...]:
+    others = table.get("other_agents", False)
+    if not isinstance(others, bool):
+        raise ConfigError("config.toml: [instructions] other_agents must be true or false")
+    mine = home / "AGENTS.md"
+    if not others:
+        return (mine,)
+    user = Path.home()
+    return (mine, user / ".claude" / "CLAUDE.md", user / ".codex" / "AGENTS.md")
 
 
 def _diagnostics(table: dict[str, Any]) -> DiagnosticsSettings:

@@ -36,13 +36,14 @@ def test_commands_are_announced_after_the_session_new_response(
     announced_at = next(t for t, m in agent.arrivals if m is announced)
     assert answered_at <= announced_at
     names = [c["name"] for c in announced["params"]["update"]["availableCommands"]]
-    assert names[:10] == [
+    assert names[:11] == [
         "compact",
         "init",
         "model",
         "mode",
         "reload",
         "cost",
+        "memory",
         "undo",
         "checkpoints",
         "restore",

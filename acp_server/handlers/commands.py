@@ -70,6 +70,8 @@ async def _builtin(state: ServerState, session: Session, name: str, arguments: s
             for c in commands_for(state, session).values()
         ]
         return "Commands:\n" + "\n".join(lines)
+    if name == "memory":
+        return _memory(state)
     if name == "cost":
         meter, window = session.agent.meter, session.parts.choice.model.context_window
         cost = f"${meter.cost:.4f}" if meter.cost is not None else "unknown (no price configured)"
@@ -96,3 +98,16 @@ async def _builtin(state: ServerState, session: Session, name: str, arguments: s
     except RpcError as exc:
         return exc.message
     return f"/{name} is not available here."
+
+
+def _memory(state: ServerState) -> str:
+    from agent_core.memory import FILES, memory_of
+
+    memory = memory_of(state.settings)
+    if memory is None:
+        return "Memory is turned off ([memory] enabled = false in config.toml)."
+    parts = [
+        f"**{kind}** ({memory.path(kind)}):\n{memory.read(kind).strip() or '(empty)'}"
+        for kind in FILES
+    ]
+    return "\n\n".join(parts) + "\n\nEdit these files directly to change what is kept."

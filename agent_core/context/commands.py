@@ -19,6 +19,7 @@ BUILTINS: dict[str, tuple[str, str | None]] = {
     "mode": ("Switch the approval mode", "ask | accept-edits | plan | full-access"),
     "reload": ("Read the project instructions (AGENTS.md and kin) again", None),
     "cost": ("Tokens in context and cost so far", None),
+    "memory": ("Show what the agent remembers across sessions, and where", None),
     "undo": ("Restore the files the last turn changed, after showing what changes", None),
     "checkpoints": ("List the checkpoints taken before each turn's changes", None),
     "restore": ("Restore the workspace to before turn n's changes", "n"),

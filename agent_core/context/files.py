@@ -48,7 +48,7 @@ def read_context_file(path: Path) -> ContextFile:
     return ContextFile(path, text)
 
 
-def render_context_files(files: list[ContextFile]) -> str:
+def render_context_files(files: list[ContextFile], tag: str = "project-instructions") -> str:
     """The section of the system prompt that carries them, within the total cap."""
     sections: list[str] = []
     total = 0
@@ -60,9 +60,7 @@ def render_context_files(files: list[ContextFile]) -> str:
             continue
         total += len(file.text)
         body = file.text.strip()
-        sections.append(
-            f'<project-instructions file="{file.path}">\n{body}\n</project-instructions>'
-        )
+        sections.append(f'<{tag} file="{file.path}">\n{body}\n</{tag}>')
     return "\n\n".join(sections)
 
 

@@ -8,11 +8,17 @@ switch, a compaction), so provider prompt caches keep hitting turn after turn.
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from agent_core.context.files import ContextFile, find_context_files, render_context_files
+from agent_core.context.files import (
+    ContextFile,
+    find_context_files,
+    read_context_file,
+    render_context_files,
+)
 
 IDENTITY = (
     "You are Heron, a coding agent working inside the user's editor. You help with software "
@@ -77,10 +83,13 @@ def build_system_prompt(
     editor: tuple[str, str] | None = None,
     *,
     subagent: bool = False,
+    user_files: Sequence[Path] = (),
+    memory: str = "",
 ) -> SystemPrompt:
     """``editor``: the editor's own system prompt as (mode, text); ``override`` replaces Heron's
     identity and guidance, ``append`` comes last. A ``subagent``'s prompt has its own identity
     and guidance, and the project's instructions, but not the editor's prompt."""
+    mine = [read_context_file(path) for path in user_files if path.is_file()]
     files = find_context_files(environment.cwd)
     if subagent:
         sections, editor = [SUBAGENT_IDENTITY, SUBAGENT_GUIDANCE], None
@@ -90,15 +99,25 @@ def build_system_prompt(
         sections = [IDENTITY, TOOL_GUIDANCE]
         if guidance := FAMILY_GUIDANCE.get(model.partition(":")[0]):
             sections.append(guidance)
+    if instructions := render_context_files(mine, tag="user-instructions"):
+        sections.append(
+            "# Your user's instructions\nThe user wrote these for every project; the "
+            "project's own instructions below come after them.\n\n" + instructions
+        )
     if instructions := render_context_files(files):
         sections.append(
             "# Project instructions\nFollow these; they come from the project itself.\n\n"
             + instructions
         )
+    if memory:
+        sections.append(
+            "# Memory\nWhat you wrote down in earlier sessions (the memory tool changes it for "
+            "later ones). Trust it less than what you see now.\n\n" + memory
+        )
     sections.append(_environment(environment))
     if editor is not None and editor[0] == "append":
         sections.append("# Instructions from the editor\n" + editor[1])
-    return SystemPrompt("\n\n".join(sections) + "\n", tuple(files))
+    return SystemPrompt("\n\n".join(sections) + "\n", (*mine, *files))
 
 
 def _environment(environment: Environment) -> str:

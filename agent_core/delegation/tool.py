@@ -43,7 +43,7 @@ from agent_core.tools.base import FileTracker, Tool, ToolContext, ToolOutput, To
 
 # What a subagent never gets: the parent's plan and mode are the parent's; questions for the
 # user are the parent's to ask.
-NOT_FOR_SUBAGENTS = frozenset({"todo", "switch_mode", "clarify", "delegate"})
+NOT_FOR_SUBAGENTS = frozenset({"todo", "switch_mode", "clarify", "delegate", "memory"})
 TITLE_CHARS = 80
 
 

@@ -1,0 +1,137 @@
+"""What the agent remembers across sessions: two small Markdown files under ``$HERON_HOME``.
+
+``notes.md`` holds what the agent learned about its work (the project's quirks, commands that
+work); ``user.md`` what it learned about the user (preferences, how they like answers). Each is
+a list of one-line entries (``- ...``) with a size cap, which the ``memory`` tool adds to,
+replaces and removes from, and which the user may edit by hand. A session's system prompt
+carries the files as they were when it started (so its cached prefix stays byte-stable);
+a write reaches the disk at once and the next session's prompt.
+
+Everything written is screened first: text that reads like a prompt injection or holds a
+secret (an API key, a token) is refused, since it would reach every later system prompt.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agent_core.config import Settings
+from agent_core.errors import ToolError
+from agent_core.safety.injection import screen
+from agent_core.safety.secrets import secret_value
+
+Kind = Literal["notes", "user"]
+FILES: dict[Kind, str] = {"notes": "notes.md", "user": "user.md"}
+ABOUT: dict[Kind, str] = {
+    "notes": "Notes you keep about your work",
+    "user": "What you know about the user",
+}
+
+
+@dataclass(frozen=True)
+class Change:
+    path: Path
+    old: str
+    new: str
+
+
+class Memory:
+    def __init__(self, folder: Path, limits: dict[Kind, int]) -> None:
+        self.folder = folder
+        self._limits = limits
+
+    def path(self, kind: Kind) -> Path:
+        return self.folder / FILES[kind]
+
+    def read(self, kind: Kind) -> str:
+        try:
+            return self.path(kind).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def add(self, kind: Kind, text: str) -> Change:
+        entry = _entry(text)
+        return self._write(kind, [*_entries(self.read(kind)), entry])
+
+    def replace(self, kind: Kind, match: str, text: str) -> Change:
+        entries = _entries(self.read(kind))
+        index = _find(entries, match, kind)
+        entries[index] = _entry(text)
+        return self._write(kind, entries)
+
+    def remove(self, kind: Kind, match: str) -> Change:
+        entries = _entries(self.read(kind))
+        del entries[_find(entries, match, kind)]
+        return self._write(kind, entries)
+
+    def snapshot(self) -> tuple[str, list[tuple[Path, str]]]:
+        """The prompt's memory section as the files are now, and the files left out (why)."""
+        sections: list[str] = []
+        left_out: list[tuple[Path, str]] = []
+        for kind in FILES:
+            text = self.read(kind).strip()
+            if not text:
+                continue
+            if problem := screen(text):
+                left_out.append((self.path(kind), problem))
+                continue
+            limit = self._limits[kind]
+            shown = text if len(text) <= limit else text[:limit] + "\n[cut at its size limit]"
+            sections.append(f"## {ABOUT[kind]} ({kind})\n{shown}")
+        return "\n\n".join(sections), left_out
+
+    def _write(self, kind: Kind, entries: list[str]) -> Change:
+        old = self.read(kind)
+        new = "".join(f"- {entry}\n" for entry in entries)
+        limit = self._limits[kind]
+        if len(new) > limit:
+            raise ToolError(
+                f"{FILES[kind]} would be {len(new):,} characters, over its {limit:,} limit: "
+                "replace or remove entries first."
+            )
+        self.folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=f".{kind}.")
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(new)
+        Path(temporary).replace(self.path(kind))  # whole, or not at all
+        return Change(self.path(kind), old, new)
+
+
+def _entries(text: str) -> list[str]:
+    """A file's entries: its non-empty lines, without their bullets (the user may write either)."""
+    lines = (line.strip() for line in text.splitlines())
+    return [line.removeprefix("- ").removeprefix("* ").strip() for line in lines if line]
+
+
+def _entry(text: str) -> str:
+    entry = " ".join(text.split())
+    if not entry:
+        raise ToolError("An empty entry: say what to remember.")
+    if problem := screen(entry):
+        raise ToolError(f"Not remembered: {problem}.")
+    if kind := secret_value(entry):
+        raise ToolError(f"Not remembered: it holds {kind}, which must not be kept in memory.")
+    return entry
+
+
+def _find(entries: list[str], match: str, kind: Kind) -> int:
+    found = [n for n, entry in enumerate(entries) if match and match in entry]
+    if len(found) != 1:
+        how = "No entry" if not found else f"{len(found)} entries"
+        raise ToolError(f"{how} of {FILES[kind]} contain {match!r}: quote one entry exactly.")
+    return found[0]
+
+
+def memory_of(settings: Settings) -> Memory | None:
+    """The agent's memory files under the home, unless ``[memory] enabled = false``."""
+    if not settings.memory.enabled:
+        return None
+    limits: dict[Kind, int] = {
+        "notes": settings.memory.notes_chars,
+        "user": settings.memory.user_chars,
+    }
+    return Memory(settings.home / "memory", limits)

@@ -1,0 +1,60 @@
+"""``memory``: what the agent keeps for later sessions (``agent_core.memory``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agent_core.errors import ToolError
+from agent_core.events import DiffContent, ToolCallUpdated, ToolKind
+from agent_core.memory import FILES, Memory
+from agent_core.tools.base import ToolContext
+
+
+class MemoryArguments(BaseModel):
+    file: Literal["notes", "user"] = Field(
+        description="notes: what you learned about this work (commands, quirks, decisions); "
+        "user: what you learned about the user (preferences, how they like to work)."
+    )
+    action: Literal["add", "replace", "remove"]
+    text: str = Field(default="", description="The entry to add, or the replacement: one line.")
+    match: str = Field(
+        default="", description="For replace and remove: a part of the one entry meant."
+    )
+
+
+class MemoryTool:
+    name = "memory"
+    kind: ToolKind = "edit"
+    read_only = False
+    arguments = MemoryArguments
+    description = (
+        "Remember something for later sessions, or correct what you remembered. Keep entries "
+        "short and durable: a preference the user stated, a command that builds or tests this "
+        "project, a decision and its reason; not what you are doing right now. Later sessions "
+        "see these files in their system prompt; this session does not see its own changes."
+    )
+
+    def __init__(self, memory: Memory) -> None:
+        self._memory = memory
+
+    def title(self, arguments: Mapping[str, Any]) -> str:
+        action = str(arguments.get("action") or "update").capitalize()
+        return f"{action} {arguments.get('file', 'memory')} memory"
+
+    async def run(self, arguments: MemoryArguments, context: ToolContext) -> str:
+        memory, kind = self._memory, arguments.file
+        if arguments.action == "add":
+            change = memory.add(kind, arguments.text)
+        elif not arguments.match:
+            raise ToolError(f"{arguments.action} needs match: a part of the entry meant.")
+        elif arguments.action == "replace":
+            change = memory.replace(kind, arguments.match, arguments.text)
+        else:
+            change = memory.remove(kind, arguments.match)
+        diff = DiffContent(str(change.path), change.old or None, change.new)
+        await context.report(ToolCallUpdated(context.call_id, content=(diff,)))
+        entries = change.new.count("\n")
+        return f"{FILES[kind]} now has {entries} entr{'y' if entries == 1 else 'ies'}."
