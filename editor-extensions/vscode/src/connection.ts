@@ -24,6 +24,13 @@ import {
   type WriteTextFileRequest,
 } from "@agentclientprotocol/sdk";
 import type { AgentProcess } from "./agentProcess";
+import {
+  DIAGNOSTICS_META,
+  DIAGNOSTICS_METHOD,
+  parseDiagnosticsParams,
+  type DiagnosticsParams,
+  type DiagnosticsResult,
+} from "./diagnostics";
 import type { Log } from "./log";
 
 export interface FsHandler {
@@ -44,6 +51,8 @@ export interface ClientHandlers {
   terminals: TerminalHandler;
   requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
   sessionUpdate(params: SessionNotification): void;
+  /** `_heron/diagnostics`, advertised in `initialize` only when given. */
+  diagnostics?: ((params: DiagnosticsParams, signal: AbortSignal) => Promise<DiagnosticsResult>) | undefined;
 }
 
 export interface AgentConnection {
@@ -94,6 +103,10 @@ export async function connectToAgent(agent: AgentProcess, handlers: ClientHandle
       return {};
     })
     .onNotification(methods.client.session.update, ({ params }) => handlers.sessionUpdate(params));
+  const diagnostics = handlers.diagnostics;
+  if (diagnostics) {
+    app.onRequest(DIAGNOSTICS_METHOD, parseDiagnosticsParams, ({ params, signal }) => diagnostics(params, signal));
+  }
 
   const toAgent = tap("->", log);
   const stdin = Writable.toWeb(agent.child.stdin) as WritableStream<Uint8Array>;
@@ -108,6 +121,7 @@ export async function connectToAgent(agent: AgentProcess, handlers: ClientHandle
     clientCapabilities: {
       fs: { readTextFile: true, writeTextFile: true },
       terminal: true,
+      ...(diagnostics ? { _meta: { ...DIAGNOSTICS_META } } : {}),
     },
   };
   const initialize = await connection.agent.request(methods.agent.initialize, request);

@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentEnv, type AgentCommand } from "./agentProcess";
 import { ChatViewProvider } from "./chatView";
+import { VscodeDiagnosticsHandler } from "./diagnosticsHandler";
 import { VscodeFsHandler } from "./fsHandler";
 import type { Log } from "./log";
 import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "./permissionPrompt";
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const status = new StatusBar();
   const proposals = new ProposalProvider();
   const terminals = new VscodeTerminalHandler();
+  const diagnostics = new VscodeDiagnosticsHandler();
   let state: SessionState = "stopped";
 
   const session: SessionController = new SessionController({
@@ -61,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): void {
     fs: new VscodeFsHandler(),
     terminals,
     permissions: new VscodePermissionPrompter(proposals),
+    diagnostics,
     log,
     listener: {
       onState: (next, detail) => {
@@ -123,6 +126,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     channel,
     status,
+    diagnostics,
     vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, proposals),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, {
       webviewOptions: { retainContextWhenHidden: true },

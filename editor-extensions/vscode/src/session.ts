@@ -2,6 +2,7 @@
 // session and its transcript. No vscode here: the UI listens through callbacks.
 import {
   methods,
+  RequestError,
   type ContentBlock,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -12,6 +13,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import { AgentProcess, type AgentCommand } from "./agentProcess";
 import { connectToAgent, type AgentConnection, type FsHandler, type TerminalHandler } from "./connection";
+import type { DiagnosticsHandler, DiagnosticsParams, DiagnosticsResult } from "./diagnostics";
 import type { Log } from "./log";
 import { embeddedAsText } from "./selection";
 import { Transcript, type Item } from "./transcript";
@@ -47,6 +49,8 @@ export interface SessionControllerOptions {
   fs: FsHandler;
   terminals: TerminalHandler & { releaseAll(): void };
   permissions: PermissionPrompter;
+  /** The editor's diagnostics for the agent; without it they are not offered. */
+  diagnostics?: DiagnosticsHandler;
   log: Log;
   listener: SessionListener;
 }
@@ -54,6 +58,8 @@ export interface SessionControllerOptions {
 export class SessionController {
   readonly transcript = new Transcript();
   sessionId: string | null = null;
+  /** The folder the current session works in (its cwd). */
+  private sessionCwd: string | null = null;
   modes: SessionModeState | null = null;
   private agent: AgentProcess | null = null;
   private connecting: Promise<AgentConnection> | null = null;
@@ -88,6 +94,7 @@ export class SessionController {
         terminals: this.options.terminals,
         requestPermission: (params, signal) => this.requestPermission(params, signal),
         sessionUpdate: (params) => this.onUpdate(params),
+        diagnostics: this.options.diagnostics ? (params, signal) => this.answerDiagnostics(params, signal) : undefined,
       },
       this.options.log,
     );
@@ -130,6 +137,7 @@ export class SessionController {
     this.sessionId = null;
     const response = await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
     this.sessionId = response.sessionId;
+    this.sessionCwd = cwd;
     this.modes = response.modes ?? null;
     this.setCurrentMode(this.modes?.currentModeId ?? null);
     const wanted = this.options.initialMode();
@@ -225,6 +233,7 @@ export class SessionController {
     const load = (async () => {
       this.resetTranscript();
       this.sessionId = sessionId;
+      this.sessionCwd = cwd;
       this.setState("working");
       try {
         const response = await connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
@@ -279,6 +288,15 @@ export class SessionController {
       this.pendingPermissions -= 1;
       if (this.pendingPermissions === 0 && this.state === "waiting") this.setState("working");
     }
+  }
+
+  /** Only for the session shown, and only inside the folder it works in. */
+  private answerDiagnostics(params: DiagnosticsParams, signal: AbortSignal): Promise<DiagnosticsResult> {
+    const handler = this.options.diagnostics;
+    if (!handler || params.sessionId !== this.sessionId || this.sessionCwd === null) {
+      return Promise.reject(RequestError.sessionNotFound(params.sessionId));
+    }
+    return handler.diagnostics(params, [this.sessionCwd], signal);
   }
 
   private onUpdate(notification: SessionNotification): void {

@@ -7,13 +7,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import type { ReadTextFileRequest, WriteTextFileRequest } from "@agentclientprotocol/sdk";
+import { VscodeDiagnosticsHandler } from "../src/diagnosticsHandler";
 import { VscodeFsHandler } from "../src/fsHandler";
 import type { Log } from "../src/log";
 import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "../src/permissionPrompt";
 import { SessionController, type SessionState } from "../src/session";
 import type { Item } from "../src/transcript";
 import { VscodeTerminalHandler } from "../src/terminals";
-import { stub, Uri, workspace } from "./vscodeStub";
+import { Diagnostic, DiagnosticSeverity, Position, Range, stub, Uri, workspace } from "./vscodeStub";
 
 // Tests run from the extension folder (npm scripts do); HERON_BIN overrides.
 const HERON_BIN = process.env.HERON_BIN ?? resolve("../../.venv/bin/heron");
@@ -72,6 +73,14 @@ test("a prompt edits a file through the diff review, a WorkspaceEdit and a save"
   };
   const proposals = new ProposalProvider();
   workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, proposals);
+  // A language extension: one diagnostic before the edit, another published a little after it.
+  const diagnostics = new VscodeDiagnosticsHandler();
+  const unused = new Diagnostic(new Range(new Position(0, 4), new Position(0, 9)), "greet is not accessed", DiagnosticSeverity.Hint);
+  const after = new Diagnostic(new Range(new Position(1, 11), new Position(1, 25)), "a new greeting", DiagnosticSeverity.Warning);
+  stub.setDiagnostics(Uri.file(file), [unused]);
+  const languageService = workspace.onDidChangeTextDocument(({ document }) => {
+    if (document.uri.fsPath === file) setTimeout(() => stub.setDiagnostics(document.uri, [unused, after]), 30);
+  });
 
   let reviewed: { left: string; leftText: string; right: string; rightText: string | undefined } | undefined;
   stub.ui.answerMessage = (_message, items) => {
@@ -101,6 +110,7 @@ test("a prompt edits a file through the diff review, a WorkspaceEdit and a save"
     fs,
     terminals: new VscodeTerminalHandler(),
     permissions: new VscodePermissionPrompter(proposals),
+    diagnostics,
     log,
     listener: { onState: (s) => states.push(s), onItems: () => undefined, onReset: () => undefined },
   });
@@ -130,6 +140,15 @@ test("a prompt edits a file through the diff review, a WorkspaceEdit and a save"
     assert.equal(op.text, NEW);
     assert.equal(readFileSync(file, "utf8"), NEW);
 
+    // The edited file's diagnostics, asked of VS Code: after the write, once its language
+    // service has published again (settleMs is a limit, not a delay).
+    const asked = logLines.filter((l) => l.startsWith("<- ") && l.includes('"_heron/diagnostics"'));
+    const settled = asked.find((l) => !l.includes('"settleMs":0'));
+    assert.ok(settled !== undefined && settled.includes(JSON.stringify(file)), asked.join("\n"));
+    const id = (JSON.parse(settled.slice(3)) as { id: number }).id;
+    const found = logLines.find((l) => l.startsWith(`-> {"jsonrpc":"2.0","id":${id},"result"`));
+    assert.ok(found?.includes('"severity":"warning","message":"a new greeting"'), found);
+
     // What the chat view shows.
     const items = session.transcript.items;
     assert.deepEqual(
@@ -158,6 +177,8 @@ test("a prompt edits a file through the diff review, a WorkspaceEdit and a save"
     assert.ok(replayed.some((i) => i.kind === "tool" && i.toolKind === "edit" && i.status === "completed"));
   } finally {
     await session.stop();
+    languageService.dispose();
+    diagnostics.dispose();
   }
   assert.equal(session.currentState, "stopped");
 });

@@ -41,6 +41,23 @@ export class Range {
   ) {}
 }
 
+export enum DiagnosticSeverity {
+  Error = 0,
+  Warning = 1,
+  Information = 2,
+  Hint = 3,
+}
+
+export class Diagnostic {
+  source?: string;
+  code?: string | number | { value: string | number; target: Uri };
+  constructor(
+    readonly range: Range,
+    readonly message: string,
+    readonly severity: DiagnosticSeverity = DiagnosticSeverity.Error,
+  ) {}
+}
+
 export type EditOp =
   | { kind: "replace"; uri: Uri; range: Range; text: string }
   | { kind: "insert"; uri: Uri; position: Position; text: string }
@@ -112,6 +129,10 @@ export class EventEmitter<T> {
   }
 }
 
+/** What `vscode.workspace.onDidChangeTextDocument` and `languages.onDidChangeDiagnostics` fire. */
+const textChanges = new EventEmitter<{ document: TextDocument; contentChanges: { text: string }[] }>();
+const diagnosticChanges = new EventEmitter<{ uris: readonly Uri[] }>();
+
 interface Pty {
   onDidWrite: (listener: (text: string) => void) => unknown;
   open(initialDimensions: unknown): void;
@@ -166,6 +187,13 @@ export const stub = {
     answerInput: (): string | undefined => undefined,
   },
   activeEditor: undefined as StubEditor | undefined,
+  /** The language services' diagnostics, by URI string; set them with `setDiagnostics`. */
+  diagnostics: new Map<string, [Uri, Diagnostic[]]>(),
+  /** Like a language extension's DiagnosticCollection.set: stores them, then fires the event. */
+  setDiagnostics(uri: Uri, diagnostics: Diagnostic[]): void {
+    stub.diagnostics.set(uri.toString(), [uri, diagnostics]);
+    diagnosticChanges.fire({ uris: [uri] });
+  },
   /** The text a content provider serves for a virtual URI. */
   virtualText(uri: Uri): string | undefined {
     return stub.providers.get(uri.scheme)?.provideTextDocumentContent(uri);
@@ -191,6 +219,7 @@ export const stub = {
     stub.ui.answerQuickPick = () => undefined;
     stub.ui.answerInput = () => undefined;
     stub.activeEditor = undefined;
+    stub.diagnostics.clear();
   },
 };
 
@@ -224,10 +253,12 @@ export const workspace = {
       } else if (op.kind === "replace") {
         const document = loadDocument(op.uri);
         document.splice(document.offsetAt(op.range.start), document.offsetAt(op.range.end), op.text);
+        textChanges.fire({ document, contentChanges: [{ text: op.text }] });
       } else {
         const document = loadDocument(op.uri);
         const at = document.offsetAt(op.position);
         document.splice(at, at, op.text);
+        textChanges.fire({ document, contentChanges: [{ text: op.text }] });
       }
     }
     stub.appliedEdits.push(edit);
@@ -246,9 +277,22 @@ export const workspace = {
   get workspaceFolders(): { uri: Uri }[] | undefined {
     return stub.workspaceFolders;
   },
+  onDidChangeTextDocument: textChanges.event,
   getConfiguration: (section: string) => ({
     get: <T>(key: string, fallback: T): T => (stub.config.get(`${section}.${key}`) as T | undefined) ?? fallback,
   }),
+};
+
+export const languages = {
+  onDidChangeDiagnostics: diagnosticChanges.event,
+  /** Like VS Code: one file's list (empty if none), or every file's that has had any. */
+  getDiagnostics: ((uri?: Uri) => {
+    if (uri) return stub.diagnostics.get(uri.toString())?.[1] ?? [];
+    return [...stub.diagnostics.values()];
+  }) as {
+    (uri: Uri): Diagnostic[];
+    (): [Uri, Diagnostic[]][];
+  },
 };
 
 export const commands = {
