@@ -17,6 +17,7 @@ from bench import (
     first_prompts,
     long_sessions,
     mcp,
+    memory,
     safety,
     scripts,
     sessions,
@@ -87,6 +88,7 @@ def main() -> int:
                 + checkpoints.measure(env)
                 + subagents.measure(env, where)
                 + diagnostics.measure(env)
+                + memory.measure(env)
             )
     text = report(figures, " ".join(agent) if args.agent else None)
     sys.stdout.write(text)
