@@ -50,7 +50,7 @@ class Memory:
     def read(self, kind: Kind) -> str:
         try:
             return self.path(kind).read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # nothing remembered yet
             return ""
 
     def add(self, kind: Kind, text: str) -> Change:
@@ -73,7 +73,11 @@ class Memory:
         sections: list[str] = []
         left_out: list[tuple[Path, str]] = []
         for kind in FILES:
-            text = self.read(kind).strip()
+            try:
+                text = self.read(kind).strip()
+            except OSError as exc:
+                left_out.append((self.path(kind), f"unreadable: {exc.strerror}"))
+                continue
             if not text:
                 continue
             if problem := screen(text):
@@ -93,11 +97,16 @@ class Memory:
                 f"{FILES[kind]} would be {len(new):,} characters, over its {limit:,} limit: "
                 "replace or remove entries first."
             )
-        self.folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=f".{kind}.")
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(new)
-        Path(temporary).replace(self.path(kind))  # whole, or not at all
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=f".{kind}.")
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(new)
+            Path(temporary).replace(self.path(kind))  # whole, or not at all
+        except OSError as exc:
+            raise ToolError(
+                f"Not remembered: {self.folder} cannot be written ({exc.strerror})."
+            ) from exc
         return Change(self.path(kind), old, new)
 
 
