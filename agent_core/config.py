@@ -19,6 +19,7 @@ from agent_core.diagnostics.servers import LanguageServerSpec
 from agent_core.errors import ConfigError
 from agent_core.mcp.servers import HttpServer, McpServerSpec, StdioServer
 from agent_core.safety.sandbox.settings import SandboxSettings
+from agent_core.skills.settings import SHARED, SkillSettings
 
 if TYPE_CHECKING:
     from agent_core.safety.secrets import Scrubbed
@@ -130,6 +131,7 @@ class Settings:
     checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
     delegation: DelegationSettings = field(default_factory=DelegationSettings)
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
+    skills: SkillSettings = field(default_factory=SkillSettings)
 
     @property
     def config_file(self) -> Path:
@@ -208,6 +210,7 @@ def load_settings(
         checkpoints=_checkpoints(_table(file, "checkpoints", "[checkpoints]")),
         delegation=_delegation(_table(file, "delegation", "[delegation]")),
         diagnostics=_diagnostics(_table(file, "diagnostics", "[diagnostics]")),
+        skills=_skills(_table(file, "skills", "[skills]")),
     )
 
 
@@ -373,6 +376,18 @@ def _delegation(table: dict[str, Any]) -> DelegationSettings:
         max_requests=int(_number(table, "max_requests", defaults.max_requests, minimum=1)),
         max_parallel=int(_number(table, "max_parallel", defaults.max_parallel, minimum=1)),
         max_depth=int(_number(table, "max_depth", defaults.max_depth, minimum=0)),
+    )
+
+
+def _skills(table: dict[str, Any]) -> SkillSettings:
+    defaults = SkillSettings()
+    flags = {key: table.get(key, getattr(defaults, key)) for key in ("enabled", "project", "user")}
+    if not all(isinstance(value, bool) for value in flags.values()):
+        raise ConfigError("config.toml: [skills] enabled, project and user must be true or false")
+    return SkillSettings(
+        **flags,
+        shared=_choice(table, "shared", SHARED) or defaults.shared,
+        max_chars=int(_number(table, "max_chars", defaults.max_chars, minimum=1000)),
     )
 
 

@@ -1,18 +1,22 @@
 """The system prompt, assembled once per session, in a fixed order, and frozen for it.
 
 Order: identity, tool-use guidance, model-family guidance, the project's context files, the
-environment. Nothing mid-session changes it except an explicit user action (``/reload``, a model
-switch, a compaction), so provider prompt caches keep hitting turn after turn.
+skills (names and descriptions; ``skills/listing.py``), the environment. Nothing mid-session
+changes it except an explicit user action (``/reload``, a model switch, a compaction), so
+provider prompt caches keep hitting turn after turn.
 """
 
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from agent_core.context.files import ContextFile, find_context_files, render_context_files
+from agent_core.skills.catalog import Skill
+from agent_core.skills.listing import render_listing
 
 IDENTITY = (
     "You are Heron, a coding agent working inside the user's editor. You help with software "
@@ -77,10 +81,12 @@ def build_system_prompt(
     editor: tuple[str, str] | None = None,
     *,
     subagent: bool = False,
+    skills: Sequence[Skill] | None = None,
 ) -> SystemPrompt:
     """``editor``: the editor's own system prompt as (mode, text); ``override`` replaces Heron's
     identity and guidance, ``append`` comes last. A ``subagent``'s prompt has its own identity
-    and guidance, and the project's instructions, but not the editor's prompt."""
+    and guidance, and the project's instructions, but not the editor's prompt. ``skills``: the
+    ones to list (None: skills are off, the section is left out)."""
     files = find_context_files(environment.cwd)
     if subagent:
         sections, editor = [SUBAGENT_IDENTITY, SUBAGENT_GUIDANCE], None
@@ -95,6 +101,8 @@ def build_system_prompt(
             "# Project instructions\nFollow these; they come from the project itself.\n\n"
             + instructions
         )
+    if skills is not None:
+        sections.append(render_listing(skills))
     sections.append(_environment(environment))
     if editor is not None and editor[0] == "append":
         sections.append("# Instructions from the editor\n" + editor[1])
