@@ -20,6 +20,7 @@ from bench import (
     safety,
     scripts,
     sessions,
+    skills,
     startup,
     subagents,
     tools,
@@ -86,6 +87,7 @@ def main() -> int:
                 + safety.measure(env)
                 + checkpoints.measure(env)
                 + subagents.measure(env, where)
+                + skills.measure(env)
                 + diagnostics.measure(env)
             )
     text = report(figures, " ".join(agent) if args.agent else None)
