@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from agent_core.messages import Message, ToolCallPart, ToolResultPart
     from agent_core.modes import Mode
     from agent_core.sessions.store import SessionStore
+    from agent_core.skills.catalog import Catalog
     from agent_core.tools.base import Tool, ToolContext
 
 
@@ -278,7 +279,8 @@ class _SessionWiring:
         )
 
     def system_prompt(self) -> tuple[str, list[NoticeRaised]]:
-        """The system prompt as the workspace is now, and a notice per file left out."""
+        """The system prompt as the workspace is now, and a notice per file or skill left
+        out."""
         from agent_core.context.prompt import build_system_prompt
         from agent_core.events import NoticeRaised
 
@@ -286,18 +288,34 @@ class _SessionWiring:
         self._prompted = True
         environment = self._environment(found)
         memory, forgotten = self.memory.snapshot() if self.memory else ("", [])
+        skills = self.skills() if self.settings.skills.enabled else None
         prompt = build_system_prompt(
             environment,
             self.choice.spec,
             self.setup.system_prompt,
             user_files=self.settings.user_instructions,
             memory=memory,
+            skills=None if skills is None else skills.skills,
         )
         left_out = [(f.path, f.blocked) for f in prompt.context_files if f.blocked]
-        return prompt.text, [
+        notices = [
             NoticeRaised("warning", f"Ignored {path.name}", f"{path}: {why}")
             for path, why in (*left_out, *forgotten)
         ]
+        for skill in skills.left_out if skills else ():
+            title = f"Ignored the skill {skill.path.parent.name}"
+            notices.append(NoticeRaised("warning", title, f"{skill.path}: {skill.reason}"))
+        return prompt.text, notices
+
+    def skills(self) -> Catalog:
+        """The skills on disk now, from the folders the settings name."""
+        from agent_core.skills.catalog import find_skills
+        from agent_core.skills.settings import skill_folders
+
+        folders = skill_folders(
+            self.settings.skills, self.setup.cwd, self.settings.home, Path.home()
+        )
+        return find_skills(folders)
 
     def subagent_prompt(self) -> str:
         """A subagent's system prompt: its own role, the project's instructions, and the
@@ -340,6 +358,10 @@ class _SessionWiring:
             from agent_core.tools.memory import MemoryTool
 
             tools["memory"] = MemoryTool(self.memory)
+        if self.settings.skills.enabled:
+            from agent_core.tools.skill import SkillTool
+
+            tools["skill"] = SkillTool(self.skills, self.settings.skills.max_chars)
         if self.settings.delegation.max_depth > 0:
             tools["delegate"] = self._delegate(dict(tools))
         return tools

@@ -19,6 +19,7 @@ from agent_core.diagnostics.servers import LanguageServerSpec
 from agent_core.errors import ConfigError
 from agent_core.mcp.servers import HttpServer, McpServerSpec, StdioServer
 from agent_core.safety.sandbox.settings import SandboxSettings
+from agent_core.skills.settings import SHARED, SkillSettings
 
 if TYPE_CHECKING:
     from agent_core.safety.secrets import Scrubbed
@@ -143,6 +144,7 @@ class Settings:
     # The user's own instructions, before the project's: $HERON_HOME/AGENTS.md, and with
     # [instructions] other_agents = true, ~/.claude/CLAUDE.md and ~/.codex/AGENTS.md.
     user_instructions: tuple[Path, ...] = ()
+    skills: SkillSettings = field(default_factory=SkillSettings)
 
     @property
     def config_file(self) -> Path:
@@ -223,6 +225,7 @@ def load_settings(
         diagnostics=_diagnostics(_table(file, "diagnostics", "[diagnostics]")),
         memory=_memory(_table(file, "memory", "[memory]")),
         user_instructions=_user_instructions(home, _table(file, "instructions", "[instructions]")),
+        skills=_skills(_table(file, "skills", "[skills]")),
     )
 
 
@@ -411,6 +414,18 @@ def _delegation(table: dict[str, Any]) -> DelegationSettings:
         max_requests=int(_number(table, "max_requests", defaults.max_requests, minimum=1)),
         max_parallel=int(_number(table, "max_parallel", defaults.max_parallel, minimum=1)),
         max_depth=int(_number(table, "max_depth", defaults.max_depth, minimum=0)),
+    )
+
+
+def _skills(table: dict[str, Any]) -> SkillSettings:
+    defaults = SkillSettings()
+    flags = {key: table.get(key, getattr(defaults, key)) for key in ("enabled", "project", "user")}
+    if not all(isinstance(value, bool) for value in flags.values()):
+        raise ConfigError("config.toml: [skills] enabled, project and user must be true or false")
+    return SkillSettings(
+        **flags,
+        shared=_choice(table, "shared", SHARED) or defaults.shared,
+        max_chars=int(_number(table, "max_chars", defaults.max_chars, minimum=1000)),
     )
 
 

@@ -21,6 +21,7 @@ from bench import (
     safety,
     scripts,
     sessions,
+    skills,
     startup,
     subagents,
     tools,
@@ -87,6 +88,7 @@ def main() -> int:
                 + safety.measure(env)
                 + checkpoints.measure(env)
                 + subagents.measure(env, where)
+                + skills.measure(env)
                 + diagnostics.measure(env)
                 + memory.measure(env)
             )

@@ -1,19 +1,39 @@
-"""Slash commands in prompts: Heron's own are answered here; templates become the prompt.
+"""Slash commands in prompts: Heron's own are answered here; templates and skills become the
+prompt (a skill's: its instructions, then the arguments as the request).
 
-A command the agent does not know goes to the model as the text it is.
+A command the agent does not know goes to the model as the text it is; one naming a skill that
+was left out is answered with why.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import RpcError
 from agent_core.context.commands import INIT_PROMPT, SlashCommand, available_commands, expand, parse
 
+if TYPE_CHECKING:
+    from agent_core.skills.catalog import Catalog
 
-def commands_for(state: ServerState, session: Session) -> dict[str, SlashCommand]:
-    return available_commands(session.setup.cwd, state.settings.home)
+
+def commands_for(
+    state: ServerState, session: Session, catalog: Catalog | None = None
+) -> dict[str, SlashCommand]:
+    catalog = skills_for(state, session) if catalog is None else catalog
+    return available_commands(session.setup.cwd, state.settings.home, catalog.skills)
+
+
+def skills_for(state: ServerState, session: Session) -> Catalog:
+    """The skills on disk now, from the folders the settings name."""
+    from agent_core.skills.catalog import find_skills
+    from agent_core.skills.settings import skill_folders
+
+    settings = state.settings
+    return find_skills(
+        skill_folders(settings.skills, session.setup.cwd, settings.home, Path.home())
+    )
 
 
 def to_commands_update(commands: dict[str, SlashCommand]) -> dict[str, Any]:
@@ -38,10 +58,19 @@ async def run_command(state: ServerState, session: Session, text: str) -> str | 
     if parsed is None:
         return text
     name, arguments = parsed
-    command = commands_for(state, session).get(name)
-    if command is None:
+    catalog = skills_for(state, session)
+    command = commands_for(state, session, catalog).get(name)
+    blocked = [f for f in catalog.left_out if f.path.parent.name == name]
+    if command is None and not blocked:
         return text
-    if command.template is not None:
+    if command is None:
+        left_out = blocked[0]
+        reply = f"/{name} was not run: the skill was left out, {left_out.path}: {left_out.reason}."
+    elif command.skill is not None:
+        from agent_core.skills.listing import command_prompt
+
+        return command_prompt(command.skill, arguments, state.settings.skills.max_chars)
+    elif command.template is not None:
         from agent_core.safety.injection import screen
 
         if (problem := screen(command.template)) is None:

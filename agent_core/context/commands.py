@@ -1,16 +1,22 @@
-"""Slash commands: Heron's own, and the project's and user's prompt templates.
+"""Slash commands: Heron's own, the project's and user's prompt templates, and the skills.
 
 A template is a Markdown file in ``.heron/commands/`` (the workspace's) or
 ``$HERON_HOME/commands/`` (the user's; the workspace wins on a clash). Optional first lines
 ``description: ...`` and ``argument-hint: ...``; the rest is the prompt, where ``$ARGUMENTS``
-stands for whatever follows the command.
+stands for whatever follows the command. Every skill (``agent_core/skills``) is a command too,
+unless a built-in command or a template has its name.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_core.skills.catalog import Skill
 
 BUILTINS: dict[str, tuple[str, str | None]] = {
     "compact": ("Shorten the conversation now to save context", None),
@@ -40,7 +46,8 @@ class SlashCommand:
     name: str
     description: str
     hint: str | None = None
-    template: str | None = None  # None: one of Heron's own
+    template: str | None = None  # None: one of Heron's own, or a skill
+    skill: Skill | None = None  # the skill it runs
 
 
 def parse(text: str) -> tuple[str, str] | None:
@@ -49,12 +56,19 @@ def parse(text: str) -> tuple[str, str] | None:
     return (match.group(1), (match.group(2) or "").strip()) if match else None
 
 
-def available_commands(workspace: Path, home: Path) -> dict[str, SlashCommand]:
+def available_commands(
+    workspace: Path, home: Path, skills: Sequence[Skill] = ()
+) -> dict[str, SlashCommand]:
     commands = {name: SlashCommand(name, about, hint) for name, (about, hint) in BUILTINS.items()}
     for folder in (home / "commands", workspace / ".heron" / "commands"):  # later wins
         for file in sorted(folder.glob("*.md")) if folder.is_dir() else ():
             if file.stem not in BUILTINS and (command := _read(file)) is not None:
                 commands[command.name] = command
+    for skill in skills:
+        if skill.name not in commands:
+            about = skill.description
+            about = about if len(about) <= 200 else about[:199].rsplit(" ", 1)[0] + "…"
+            commands[skill.name] = SlashCommand(skill.name, about, skill.hint, skill=skill)
     return commands
 
 

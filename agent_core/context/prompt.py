@@ -1,8 +1,9 @@
 """The system prompt, assembled once per session, in a fixed order, and frozen for it.
 
 Order: identity, tool-use guidance, model-family guidance, the project's context files, the
-environment. Nothing mid-session changes it except an explicit user action (``/reload``, a model
-switch, a compaction), so provider prompt caches keep hitting turn after turn.
+skills (names and descriptions; ``skills/listing.py``), the environment. Nothing mid-session
+changes it except an explicit user action (``/reload``, a model switch, a compaction), so
+provider prompt caches keep hitting turn after turn.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from agent_core.context.files import (
     read_context_file,
     render_context_files,
 )
+from agent_core.skills.catalog import Skill
+from agent_core.skills.listing import render_listing
 
 IDENTITY = (
     "You are Heron, a coding agent working inside the user's editor. You help with software "
@@ -85,10 +88,13 @@ def build_system_prompt(
     subagent: bool = False,
     user_files: Sequence[Path] = (),
     memory: str = "",
+    skills: Sequence[Skill] | None = None,
 ) -> SystemPrompt:
     """``editor``: the editor's own system prompt as (mode, text); ``override`` replaces Heron's
     identity and guidance, ``append`` comes last. A ``subagent``'s prompt has its own identity
-    and guidance, and the project's instructions, but not the editor's prompt."""
+    and guidance, and the project's instructions, but not the editor's prompt. ``user_files``:
+    the user's own instructions, before the project's; ``memory``: the memory snapshot;
+    ``skills``: the ones to list (None: skills are off, the section is left out)."""
     mine = [read_context_file(path) for path in user_files if path.is_file()]
     files = find_context_files(environment.cwd)
     if subagent:
@@ -109,6 +115,8 @@ def build_system_prompt(
             "# Project instructions\nFollow these; they come from the project itself.\n\n"
             + instructions
         )
+    if skills is not None:
+        sections.append(render_listing(skills))
     if memory:
         sections.append(
             "# Memory\nWhat you wrote down in earlier sessions (the memory tool changes it for "
