@@ -340,13 +340,13 @@ class _SessionWiring:
 
     def toolset(self) -> dict[str, Tool]:
         """Heron's tools, the MCP servers' tools, ``execute_code`` over the ones a script
-        may call (the file and search tools, foreground commands, read-only MCP tools), and
+        may call (the file, search and web tools, foreground commands, read-only MCP tools), and
         ``delegate``, whose subagents get some of the others."""
         from agent_core.loop.execution import execute
         from agent_core.tools import default_toolset
         from agent_core.tools.execute_code import SCRIPTABLE, ExecuteCode
 
-        tools = {**default_toolset(), **self.mcp.tools()}
+        tools = {**default_toolset(self.settings.web), **self.mcp.tools()}
         scriptable = {name: tools[name] for name in SCRIPTABLE} | self.mcp.tools(read_only=True)
 
         async def run_tool(call: ToolCallPart, context: ToolContext) -> ToolResultPart:

@@ -2,8 +2,8 @@
 
 It asks through the ``Approver`` port when the policy says so, with the reason on the question,
 and remembers "always" answers: edits for the session, by switching to ``accept-edits``;
-commands by their parsed prefixes and MCP tools by name, per workspace and across restarts,
-through a ``RuleStore``.
+commands by their parsed prefixes, MCP tools by name and web requests by host (or search
+backend), per workspace and across restarts, through a ``RuleStore``.
 
 The policy (and the command grammar behind it) is imported where it is used, not here: a
 session is built on ``session/new``, which should not wait for it; it loads with the tools.
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from agent_core.safety.policy import Action
 
 Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
-RuleCategory = Literal["commands", "tools"]
+RuleCategory = Literal["commands", "tools", "web"]  # web: hosts, search backends
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class Permissions:
         """
         from agent_core.safety import policy
 
-        category: RuleCategory = "tools" if isinstance(action, policy.ToolUse) else "commands"
+        category = category_of(action)
         edits = frozenset({policy.EDITS}) if self.rejected_edits else frozenset[str]()
         rejected = self.rules.rejected(category) | edits
         situation = policy.situation_of(
@@ -126,7 +126,7 @@ class Permissions:
 
     async def _remember(self, action: Action, outcome: ApprovalOutcome) -> None:
         from agent_core.safety.judge import judge
-        from agent_core.safety.policy import Command, Edit, ToolUse
+        from agent_core.safety.policy import Command, Edit, ToolUse, WebAccess
 
         if outcome.decision not in ("allow_always", "reject_always"):
             return
@@ -138,6 +138,8 @@ class Permissions:
             problems.append(
                 self.rules.remember(action.tool, allow=outcome.allowed, category="tools")
             )
+        elif isinstance(action, WebAccess):
+            problems.append(self.rules.remember(action.site, allow=outcome.allowed, category="web"))
         elif isinstance(action, Edit) and action.inside_roots:
             if outcome.allowed:
                 await self.set_mode("accept-edits")
@@ -158,7 +160,14 @@ def options_for(action: Action, *, always: bool | None = None) -> tuple[Option, 
     """The answers, worded for what is being asked; "always" only where it can be kept
     (``always``: whether it can, when the caller knows; else judged from the action)."""
     from agent_core.safety.judge import judge
-    from agent_core.safety.policy import Command, Edit, ToolUse, may_remember, situation_of
+    from agent_core.safety.policy import (
+        Command,
+        Edit,
+        ToolUse,
+        WebAccess,
+        may_remember,
+        situation_of,
+    )
 
     if always is None:
         always = may_remember(situation_of("ask", action, frozenset(), frozenset(), True))
@@ -173,7 +182,7 @@ def options_for(action: Action, *, always: bool | None = None) -> tuple[Option, 
                 f"Always allow {shown} here",
                 f"Always reject {shown} here",
             )
-        case ToolUse(title=title):
+        case ToolUse(title=title) | WebAccess(label=title):
             always_allow, always_reject = (
                 f"Always allow {title} here",
                 f"Always reject {title} here",
@@ -193,6 +202,15 @@ def options_for(action: Action, *, always: bool | None = None) -> tuple[Option, 
     )
 
 
+def category_of(action: Action) -> RuleCategory:
+    """Where "always" answers about ``action`` are kept."""
+    from agent_core.safety import policy
+
+    if isinstance(action, policy.ToolUse):
+        return "tools"
+    return "web" if isinstance(action, policy.WebAccess) else "commands"
+
+
 def _what(action: Action) -> str:
     from agent_core.safety import policy
 
@@ -200,6 +218,7 @@ def _what(action: Action) -> str:
         policy.Edit: "edit",
         policy.Command: "command",
         policy.ToolUse: "tool call",
+        policy.WebAccess: "web request",
         policy.Script: "script",
         policy.Unconfined: "run outside the sandbox",
         policy.LeavePlanMode: "plan",

@@ -20,6 +20,7 @@ from agent_core.errors import ConfigError
 from agent_core.mcp.servers import HttpServer, McpServerSpec, StdioServer
 from agent_core.safety.sandbox.settings import SandboxSettings
 from agent_core.skills.settings import SHARED, SkillSettings
+from agent_core.web.settings import KEY_VARIABLES, SEARCH_BACKENDS, SearchSettings, WebSettings
 
 if TYPE_CHECKING:
     from agent_core.safety.secrets import Scrubbed
@@ -145,6 +146,7 @@ class Settings:
     # [instructions] other_agents = true, ~/.claude/CLAUDE.md and ~/.codex/AGENTS.md.
     user_instructions: tuple[Path, ...] = ()
     skills: SkillSettings = field(default_factory=SkillSettings)
+    web: WebSettings = field(default_factory=WebSettings)
 
     @property
     def config_file(self) -> Path:
@@ -226,6 +228,7 @@ def load_settings(
         memory=_memory(_table(file, "memory", "[memory]")),
         user_instructions=_user_instructions(home, _table(file, "instructions", "[instructions]")),
         skills=_skills(_table(file, "skills", "[skills]")),
+        web=_web(_table(file, "web", "[web]"), env),
     )
 
 
@@ -408,6 +411,33 @@ def _diagnostics(table: dict[str, Any]) -> DiagnosticsSettings:
     )
 
 
+def _web(table: dict[str, Any], env: Mapping[str, str]) -> WebSettings:
+    """``[web]``: ``allow_private`` is true, false, or a list of hosts and networks; the search
+    key comes from ``api_key``, else the variable ``api_key_env`` names (or the backend's own)."""
+    defaults, private, hosts = WebSettings(), table.get("allow_private", False), ()
+    if isinstance(private, list):
+        private, hosts = False, tuple(_strings(table, "allow_private"))
+    if not isinstance(private, bool):
+        raise ConfigError("config.toml: [web] allow_private must be true, false or a list")
+    search = _table(table, "search", "[web.search]")
+    backend = _choice(search, "backend", SEARCH_BACKENDS)
+    variable = _string(search, "api_key_env") or KEY_VARIABLES.get(backend or "")
+    return WebSettings(
+        allow_private=private,
+        allowed_hosts=hosts,
+        max_bytes=int(_number(table, "max_bytes", defaults.max_bytes, minimum=1000)),
+        max_chars=int(_number(table, "max_chars", defaults.max_chars, minimum=1000)),
+        timeout=_number(table, "timeout", defaults.timeout, minimum=0.1),
+        max_redirects=int(_number(table, "max_redirects", defaults.max_redirects, minimum=0)),
+        search=SearchSettings(
+            backend,
+            _string(search, "api_key") or (env.get(variable) if variable else None),
+            _string(search, "base_url"),
+            int(_number(search, "max_results", defaults.search.max_results, minimum=1)),
+        ),
+    )
+
+
 def _delegation(table: dict[str, Any]) -> DelegationSettings:
     defaults = DelegationSettings()
     return DelegationSettings(
@@ -545,6 +575,8 @@ def secrets_to_redact(settings: Settings) -> dict[str, str]:
     for provider, (key_variable, _) in PROVIDER_ENV.items():
         if key := settings.provider(provider).api_key:
             secrets.setdefault(key_variable, key)
+    if key := settings.web.search.api_key:
+        secrets.setdefault("WEB_SEARCH_API_KEY", key)
     return secrets
 
 

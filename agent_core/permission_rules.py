@@ -1,7 +1,8 @@
 """Remembered "always" answers, per workspace, in ``$HERON_HOME/permissions.json``.
 
 The file maps a workspace root to what the user always allows or rejects there: command prefixes
-(``allow_commands``, ``reject_commands``) and MCP tools (``allow_tools``, ``reject_tools``).
+(``allow_commands``, ``reject_commands``), MCP tools (``allow_tools``, ``reject_tools``) and web
+hosts or search backends (``allow_web``, ``reject_web``).
 It is re-read on every check, so an answer given in one editor window applies in the others, and
 written atomically, so a crash never leaves half a file. An answer that cannot be written (a full
 disk, a ``$HERON_HOME`` that cannot be written) still holds for this store's session, and

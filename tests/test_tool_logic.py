@@ -104,11 +104,14 @@ def test_every_tool_has_a_schema_a_kind_and_a_title_for_partial_arguments() -> N
         "switch_mode",
         "session_search",
         "clarify",
+        "web_fetch",
+        "web_search",
     }
     for tool in tools.values():
         schema = tool.arguments.model_json_schema()
         assert schema["type"] == "object" and tool.description
-        assert tool.kind in ("read", "edit", "search", "execute", "think", "switch_mode", "other")
+        kinds = ("read", "edit", "search", "execute", "think", "switch_mode", "fetch", "other")
+        assert tool.kind in kinds
         assert tool.title({}) and tool.title({"path": "a.py", "command": "ls", "pattern": "x"})
 
 

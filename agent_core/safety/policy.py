@@ -43,6 +43,16 @@ class ToolUse:
 
 
 @dataclass(frozen=True)
+class WebAccess:
+    """A request to the web (``web_fetch``, ``web_search``). It changes nothing here, so plan
+    mode allows it; but what it sends leaves the machine, and what it reads may be written to
+    mislead, so it asks in every mode but full access, unless the user always allows it."""
+
+    site: str  # what an "always" answer keeps: a host, or ``search:<backend>``
+    label: str  # as the user reads it: "docs.python.org", "web searches through Brave Search"
+
+
+@dataclass(frozen=True)
 class Script:
     """Running model-written code (``execute_code``): like a command, but never the same twice,
     so there is no "always" for it."""
@@ -61,7 +71,7 @@ class LeavePlanMode:
     pass
 
 
-Action = Edit | Command | ToolUse | Script | Unconfined | LeavePlanMode
+Action = Edit | Command | ToolUse | WebAccess | Script | Unconfined | LeavePlanMode
 
 
 @dataclass(frozen=True)
@@ -212,6 +222,14 @@ def situation_of(
                 not read_only,
                 remembered="reject" if tool in rejected else "allow" if tool in allowed else None,
                 rejection=f"the user always rejects {tool} here",
+            )
+        case WebAccess(site=site, label=label):
+            return Situation(
+                mode,
+                action,
+                False,
+                remembered="reject" if site in rejected else "allow" if site in allowed else None,
+                rejection=f"the user always rejects {label} here",
             )
         case Script():
             return Situation(mode, action, True, runs_code=True, sandboxed=sandboxed)

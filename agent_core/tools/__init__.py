@@ -13,10 +13,13 @@ from agent_core.tools.session_search import SessionSearch
 from agent_core.tools.switch_mode import SwitchMode
 from agent_core.tools.terminal import ManageProcess, RunCommand
 from agent_core.tools.todo import Todo
+from agent_core.tools.web_fetch import WebFetch
+from agent_core.tools.web_search import WebSearch
 from agent_core.tools.write_file import WriteFile
+from agent_core.web.settings import WebSettings
 
 
-def default_toolset() -> dict[str, Tool]:
+def default_toolset(web: WebSettings | None = None) -> dict[str, Tool]:
     tools: list[Tool] = [
         ReadFile(),
         EditFile(),
@@ -30,5 +33,7 @@ def default_toolset() -> dict[str, Tool]:
         SessionSearch(),
         DiagnosticsTool(),
         Clarify(),
+        WebFetch(web),
+        WebSearch(web),
     ]
     return {tool.name: tool for tool in tools}

@@ -35,7 +35,10 @@ from agent_core.safety.policy import Script
 from agent_core.tools.base import Tool, ToolContext, arguments_schema, before_change, call_title
 
 RunTool = Callable[[ToolCallPart, ToolContext], Awaitable[ToolResultPart]]
-SCRIPTABLE = ("read_file", "edit_file", "write_file", "search", "find_files", "terminal")
+SCRIPTABLE = (
+    *("read_file", "edit_file", "write_file", "search", "find_files", "terminal"),
+    *("web_fetch", "web_search"),
+)
 TITLE = "Run a Python script"
 
 
