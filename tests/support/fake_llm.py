@@ -6,6 +6,12 @@
 - Anthropic Messages: ``POST /v1/messages`` (SDK base URL: ``fake.url``)
 - OpenAI Responses: ``POST /v1/responses`` (SDK base URL: ``fake.url + "/v1"``)
 - OpenAI Chat Completions: ``POST /v1/chat/completions`` (SDK base URL: ``fake.url + "/v1"``)
+- the models endpoints: ``GET /v1/models`` lists ``fake.models`` in Anthropic's format when the
+  request carries ``anthropic-version``, else in OpenAI's; ``models_delay`` holds the answer;
+  these requests are recorded in ``listings``, apart from the model requests
+- Vertex AI: ``POST …/models/<model>:streamRawPredict`` as Anthropic Messages; Bedrock:
+  ``POST /model/<model>/invoke-with-response-stream``, Anthropic's events in AWS event-stream
+  frames (``bedrock_frame``)
 
 The ``/v1`` prefix is optional on every path. Streams use chunked transfer encoding on a
 keep-alive HTTP/1.1 connection, so a cut stream (``cut_after_events``) is an incomplete body the
@@ -374,6 +380,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         cast("_Server", self.server).fake.handle(self)
 
+    def do_GET(self) -> None:
+        cast("_Server", self.server).fake.list_models(self)
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -385,6 +394,9 @@ class FakeLLM:
         self.requests: list[RecordedRequest] = []
         self.events_sent: list[tuple[float, str]] = []
         self.url = ""
+        self.models: tuple[str, ...] = ("fake-model",)  # what GET /v1/models lists
+        self.models_delay = 0.0  # seconds before the models endpoint answers
+        self.listings: list[RecordedRequest] = []  # the GET /v1/models requests
         self._queue: list[Reply | Failure] = []
         self._routes: list[tuple[str, list[Reply | Failure]]] = []  # (marker, its replies)
         self._changed = threading.Condition()
@@ -456,6 +468,39 @@ class FakeLLM:
         assert record.finished_at is not None
         return record.finished_at
 
+    def list_models(self, h: _Handler) -> None:
+        """``GET /v1/models`` (or ``/models``): ``self.models`` in the asker's format."""
+        path = h.path.split("?", 1)[0]
+        headers = {k.lower(): v for k, v in h.headers.items()}
+        record = RecordedRequest(path, headers, {}, time.monotonic())
+        with self._changed:
+            self.listings.append(record)  # apart from ``requests``: the model requests only
+            self._changed.notify_all()
+        time.sleep(self.models_delay)
+        if path.removeprefix("/v1") != "/models":
+            body: JSON = {"error": {"message": f"FakeLLM: no endpoint GET {path}"}}
+            status = 404
+        elif "anthropic-version" in headers:
+            data = [
+                {"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"}
+                for m in self.models
+            ]
+            first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
+            body = {"data": data, "has_more": False, "first_id": first, "last_id": last}
+            status = 200
+        else:
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.models
+            ]
+            body, status = {"object": "list", "data": data}, 200
+        encoded = _json(body).encode()
+        self._head(h, record, status, {"Content-Type": "application/json",
+                                        "Content-Length": str(len(encoded))})  # fmt: skip
+        h.wfile.write(encoded)
+        with self._changed:
+            record.finished_at = time.monotonic()
+            self._changed.notify_all()
+
     def handle(self, h: _Handler) -> None:
         """Answer one request (on a server thread): the next queued reply, or an error."""
         arrived = (
@@ -476,6 +521,12 @@ class FakeLLM:
             number = len(self.requests)
             self._changed.notify_all()
         fmt = ROUTES.get(path.removeprefix("/v1"))
+        bedrock = path.startswith("/model/") and path.endswith("/invoke-with-response-stream")
+        if path.endswith(":streamRawPredict") or bedrock:  # Vertex AI, Bedrock: model in the URL
+            fmt = "anthropic"
+            body = {"model": path.split("/")[-1 if not bedrock else -2].split(":")[0], **body}
+            if bedrock:
+                body["stream"] = True  # Bedrock's streaming is in the URL, not the body
         try:
             if fmt is None:
                 self._error(h, record, "responses", Failure(404, None, f"no endpoint POST {path}"))
@@ -492,6 +543,8 @@ class FakeLLM:
                     self._error(h, record, fmt, Failure(500, None, msg))
                 elif isinstance(answer, Failure):
                     self._error(h, record, fmt, answer, scripted=True)
+                elif bedrock:
+                    self._stream_bedrock(h, record, BUILDERS[fmt](answer, body)[0])
                 else:
                     self._stream(h, record, answer, *BUILDERS[fmt](answer, body))
         except (BrokenPipeError, ConnectionResetError):
@@ -553,6 +606,16 @@ class FakeLLM:
             h.connection.shutdown(socket.SHUT_RDWR)
             h.close_connection = True
 
+    def _stream_bedrock(self, h: _Handler, record: RecordedRequest, events: list[Event]) -> None:
+        """Anthropic's events as Bedrock sends them: AWS event-stream frames of ``chunk``s."""
+        headers = {"Content-Type": "application/vnd.amazon.eventstream"}
+        self._head(h, record, 200, {**headers, "Transfer-Encoding": "chunked"})
+        for label, _, data in events:
+            frame = bedrock_frame(data.encode())
+            h.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+            self.events_sent.append((time.monotonic(), label))
+        h.wfile.write(b"0\r\n\r\n")
+
     def _pause(self, h: _Handler, seconds: float) -> bool:
         """Sleep ``seconds``; False as soon as the client hangs up or the server stops."""
         deadline = time.monotonic() + seconds
@@ -565,3 +628,24 @@ class FakeLLM:
                     return False
                 time.sleep(min(left, 0.02))
         return True
+
+
+def bedrock_frame(event: bytes) -> bytes:
+    """One AWS event-stream message carrying a Bedrock ``chunk`` event: a prelude (total and
+    headers length, CRC32), string headers, the JSON payload ``{"bytes": <base64 event>}`` and
+    a CRC32 of the whole."""
+    import base64
+    import struct
+    import zlib
+
+    fields = {":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"}
+    head = b"".join(
+        struct.pack(">B", len(k)) + k.encode() + struct.pack(">BH", 7, len(v)) + v.encode()
+        for k, v in fields.items()
+    )
+    payload = json.dumps({"bytes": base64.b64encode(event).decode()}).encode()
+    total = 12 + len(head) + len(payload) + 4
+    prelude = struct.pack(">II", total, len(head))
+    prelude += struct.pack(">I", zlib.crc32(prelude))
+    message = prelude + head + payload
+    return message + struct.pack(">I", zlib.crc32(message))
