@@ -119,12 +119,11 @@ def test_cloud_platforms_read_their_own_variables(heron_home: Path) -> None:
 
 
 def test_a_vertex_access_token_needs_a_project(heron_home: Path) -> None:
-    s = settings(heron_home, '[providers.vertex]\napi_key = "tok"\n', CLOUD_ML_REGION="us-east5")
-    model = create_model("vertex:claude-x", s)
-    with pytest.raises(ModelConfigError, match="GOOGLE_CLOUD_PROJECT"):
-        model.warm_up()  # says nothing: the request says it
-        from agent_core.models.platforms import platform_client
+    from agent_core.models.platforms import platform_client
 
+    s = settings(heron_home, '[providers.vertex]\napi_key = "tok"\n', CLOUD_ML_REGION="us-east5")
+    create_model("vertex:claude-x", s).warm_up()  # quiet: the first request says what is wrong
+    with pytest.raises(ModelConfigError, match="GOOGLE_CLOUD_PROJECT"):
         platform_client(s.provider("vertex"))
 
 

@@ -6,12 +6,9 @@
 - Anthropic Messages: ``POST /v1/messages`` (SDK base URL: ``fake.url``)
 - OpenAI Responses: ``POST /v1/responses`` (SDK base URL: ``fake.url + "/v1"``)
 - OpenAI Chat Completions: ``POST /v1/chat/completions`` (SDK base URL: ``fake.url + "/v1"``)
-- the models endpoints: ``GET /v1/models`` lists ``fake.models`` in Anthropic's format when the
-  request carries ``anthropic-version``, else in OpenAI's; ``models_delay`` holds the answer;
-  these requests are recorded in ``listings``, apart from the model requests
-- Vertex AI: ``POST …/models/<model>:streamRawPredict`` as Anthropic Messages; Bedrock:
-  ``POST /model/<model>/invoke-with-response-stream``, Anthropic's events in AWS event-stream
-  frames (``bedrock_frame``)
+- ``GET /v1/models`` (``fake.models``, Anthropic's format when asked with ``anthropic-version``),
+  recorded in ``listings``; Vertex's ``…:streamRawPredict`` and Bedrock's
+  ``/model/<id>/invoke-with-response-stream`` (AWS event-stream frames) as Anthropic Messages
 
 The ``/v1`` prefix is optional on every path. Streams use chunked transfer encoding on a
 keep-alive HTTP/1.1 connection, so a cut stream (``cut_after_events``) is an incomplete body the
@@ -32,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, cast
 
 from tests.support.pairing import anthropic_problem, chat_problem, responses_problem
+from tests.support.wire_extras import bedrock_frame, models_body
 
 Stop = Literal["end_turn", "max_tokens", "tool_use", "refusal"]
 JSON = dict[str, Any]
@@ -394,9 +392,8 @@ class FakeLLM:
         self.requests: list[RecordedRequest] = []
         self.events_sent: list[tuple[float, str]] = []
         self.url = ""
-        self.models: tuple[str, ...] = ("fake-model",)  # what GET /v1/models lists
-        self.models_delay = 0.0  # seconds before the models endpoint answers
-        self.listings: list[RecordedRequest] = []  # the GET /v1/models requests
+        self.models: tuple[str, ...] = ("fake-model",)  # GET /v1/models: the list, its delay
+        self.models_delay, self.listings = 0.0, list[RecordedRequest]()
         self._queue: list[Reply | Failure] = []
         self._routes: list[tuple[str, list[Reply | Failure]]] = []  # (marker, its replies)
         self._changed = threading.Condition()
@@ -473,33 +470,14 @@ class FakeLLM:
         path = h.path.split("?", 1)[0]
         headers = {k.lower(): v for k, v in h.headers.items()}
         record = RecordedRequest(path, headers, {}, time.monotonic())
-        with self._changed:
-            self.listings.append(record)  # apart from ``requests``: the model requests only
-            self._changed.notify_all()
+        self.listings.append(record)  # apart from ``requests``: the model requests only
         time.sleep(self.models_delay)
-        if path.removeprefix("/v1") != "/models":
-            body: JSON = {"error": {"message": f"FakeLLM: no endpoint GET {path}"}}
-            status = 404
-        elif "anthropic-version" in headers:
-            data = [
-                {"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"}
-                for m in self.models
-            ]
-            first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
-            body = {"data": data, "has_more": False, "first_id": first, "last_id": last}
-            status = 200
-        else:
-            data = [
-                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.models
-            ]
-            body, status = {"object": "list", "data": data}, 200
-        encoded = _json(body).encode()
-        self._head(h, record, status, {"Content-Type": "application/json",
-                                        "Content-Length": str(len(encoded))})  # fmt: skip
-        h.wfile.write(encoded)
-        with self._changed:
-            record.finished_at = time.monotonic()
-            self._changed.notify_all()
+        found = path.removeprefix("/v1") == "/models"
+        body = models_body(self.models, anthropic="anthropic-version" in headers)
+        encoded = _json(body if found else {"error": {"message": f"no endpoint GET {path}"}})
+        self._head(h, record, 200 if found else 404, {"Content-Type": "application/json",
+                   "Content-Length": str(len(encoded.encode()))})  # fmt: skip
+        h.wfile.write(encoded.encode())
 
     def handle(self, h: _Handler) -> None:
         """Answer one request (on a server thread): the next queued reply, or an error."""
@@ -543,10 +521,8 @@ class FakeLLM:
                     self._error(h, record, fmt, Failure(500, None, msg))
                 elif isinstance(answer, Failure):
                     self._error(h, record, fmt, answer, scripted=True)
-                elif bedrock:
-                    self._stream_bedrock(h, record, BUILDERS[fmt](answer, body)[0])
                 else:
-                    self._stream(h, record, answer, *BUILDERS[fmt](answer, body))
+                    self._stream(h, record, answer, *BUILDERS[fmt](answer, body), bedrock)
         except (BrokenPipeError, ConnectionResetError):
             record.client_closed = True
             h.close_connection = True
@@ -584,9 +560,12 @@ class FakeLLM:
         h.end_headers()
 
     def _stream(
-        self, h: _Handler, record: RecordedRequest, reply: Reply, events: list[Event], tail: int
-    ) -> None:
+        self, h: _Handler, record: RecordedRequest, reply: Reply, events: list[Event], tail: int,
+        bedrock: bool = False,  # AWS event-stream frames of ``chunk``s, as Bedrock sends them
+    ) -> None:  # fmt: skip
         sse = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
+        if bedrock:
+            sse = {"Content-Type": "application/vnd.amazon.eventstream"}
         self._head(h, record, 200, {**sse, "Transfer-Encoding": "chunked"})
         cut = reply.cut_after_events
         for n, (label, name, data) in enumerate(events):
@@ -598,6 +577,7 @@ class FakeLLM:
                 h.close_connection = True
                 return
             frame = ((f"event: {name}\n" if name else "") + f"data: {data}\n\n").encode()
+            frame = bedrock_frame(data.encode()) if bedrock else frame
             h.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))  # one HTTP chunk per event
             self.events_sent.append((time.monotonic(), label))
         if cut is None:
@@ -605,16 +585,6 @@ class FakeLLM:
         else:  # no final chunk: httpx sees an incomplete body, as when a proxy drops the stream
             h.connection.shutdown(socket.SHUT_RDWR)
             h.close_connection = True
-
-    def _stream_bedrock(self, h: _Handler, record: RecordedRequest, events: list[Event]) -> None:
-        """Anthropic's events as Bedrock sends them: AWS event-stream frames of ``chunk``s."""
-        headers = {"Content-Type": "application/vnd.amazon.eventstream"}
-        self._head(h, record, 200, {**headers, "Transfer-Encoding": "chunked"})
-        for label, _, data in events:
-            frame = bedrock_frame(data.encode())
-            h.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
-            self.events_sent.append((time.monotonic(), label))
-        h.wfile.write(b"0\r\n\r\n")
 
     def _pause(self, h: _Handler, seconds: float) -> bool:
         """Sleep ``seconds``; False as soon as the client hangs up or the server stops."""
@@ -628,24 +598,3 @@ class FakeLLM:
                     return False
                 time.sleep(min(left, 0.02))
         return True
-
-
-def bedrock_frame(event: bytes) -> bytes:
-    """One AWS event-stream message carrying a Bedrock ``chunk`` event: a prelude (total and
-    headers length, CRC32), string headers, the JSON payload ``{"bytes": <base64 event>}`` and
-    a CRC32 of the whole."""
-    import base64
-    import struct
-    import zlib
-
-    fields = {":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"}
-    head = b"".join(
-        struct.pack(">B", len(k)) + k.encode() + struct.pack(">BH", 7, len(v)) + v.encode()
-        for k, v in fields.items()
-    )
-    payload = json.dumps({"bytes": base64.b64encode(event).decode()}).encode()
-    total = 12 + len(head) + len(payload) + 4
-    prelude = struct.pack(">II", total, len(head))
-    prelude += struct.pack(">I", zlib.crc32(prelude))
-    message = prelude + head + payload
-    return message + struct.pack(">I", zlib.crc32(message))
