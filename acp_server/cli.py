@@ -127,13 +127,15 @@ def _redactor(config: ConfigWatch) -> Callable[[str], str]:
 
 def _serve(transport: StdioTransport, config: ConfigWatch, redact: Callable[[str], str]) -> int:
     from agent_core.diagnostics.pool import ServerPool  # pygls only with the first server
+    from agent_core.models.listing import ModelLists
     from agent_core.sessions.resilient import ResilientStore
     from agent_core.sessions.sqlite import SqliteSessionStore  # cheap: sqlite loads on open()
 
     settings = config.settings  # what the process is set up with: its home, logs, trace
     connection = Connection(transport, trace=trace_message if settings.trace else None)
     store = ResilientStore(SqliteSessionStore(settings.sessions_db, redact))  # never fails a turn
-    build_session = session_factory(connection, config, store, ServerPool())
+    lists = ModelLists(settings.home / "models.json")  # read and refreshed in the background
+    build_session = session_factory(connection, config, store, ServerPool(), lists)
 
     def preload() -> None:
         store.open()  # sqlite and the migrations, before the first session/new needs them
@@ -149,6 +151,7 @@ def _serve(transport: StdioTransport, config: ConfigWatch, redact: Callable[[str
     state = ServerState(
         connection, config, build_session, store, preload=preload, probe=probe, warm_up=_warm_up
     )
+    state.model_lists = lists
     anyio.run(_serve_with_background, connection, state)
     anyio.run(store.close)
     log.info("bye")

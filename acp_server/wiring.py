@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from agent_core.events import Event, NoticeRaised
     from agent_core.loop.agent import Agent
     from agent_core.messages import Message, ToolCallPart, ToolResultPart
+    from agent_core.models.listing import ModelLists
     from agent_core.modes import Mode
     from agent_core.sessions.store import SessionStore
     from agent_core.skills.catalog import Catalog
@@ -36,10 +37,15 @@ if TYPE_CHECKING:
 
 
 def session_factory(
-    connection: Connection, config: ConfigWatch, store: SessionStore, servers: ServerPool
+    connection: Connection,
+    config: ConfigWatch,
+    store: SessionStore,
+    servers: ServerPool,
+    lists: ModelLists | None = None,
 ) -> SessionFactory:
     """How a session is assembled: the model, the tools, the store, the editor-backed ports,
-    from the settings as they are when it opens."""
+    from the settings as they are when it opens (``lists``: what providers offer, for the
+    model picker)."""
 
     def build(setup: SessionSetup, client: ClientInfo, restored: Restored) -> SessionParts:
         if config.problem:
@@ -47,6 +53,7 @@ def session_factory(
         wiring = _SessionWiring(
             connection, config.settings, store, setup, client, restored, servers
         )
+        wiring.lists = lists
         return wiring.parts()
 
     return build
@@ -165,6 +172,7 @@ class _SessionWiring:
         self._git_summary: str | None = None  # made ahead by prepare(), for the first prompt
         self._prompted = False  # the first system prompt has been built
         self._repository: str | None = None  # git's view of the workspace, as last found
+        self.lists: ModelLists | None = None  # what providers offer, for the model picker
 
     def _diagnostics(self, client: ClientInfo) -> Diagnostics | None:
         """The editor's diagnostics where it offers them, else Heron's language servers."""
@@ -254,9 +262,12 @@ class _SessionWiring:
         from acp_server.bridge.modes import session_options, to_option_updates
 
         await self.store.update(self.setup.session_id, mode=mode)
-        choice = self.choice
+        from agent_core.models.choices import listable
+
+        choice, lists = self.choice, self.lists
+        listed = lists.known(listable(self.settings, [choice.spec])) if lists else None
         options = session_options(
-            mode, choice.spec, choice.thought_level, self.settings, self.sandbox.describe()
+            mode, choice.spec, choice.thought_level, self.settings, self.sandbox.describe(), listed
         )
         for update in to_option_updates(options, mode_changed=True):
             await self.send(update)

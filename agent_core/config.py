@@ -13,11 +13,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from agent_core.config_values import choice as _choice
+from agent_core.config_values import int_or_none as _int_or_none
+from agent_core.config_values import number as _number
+from agent_core.config_values import string as _string
+from agent_core.config_values import string_table as _string_table
+from agent_core.config_values import strings as _strings
+from agent_core.config_values import table as _table
 from agent_core.diagnostics.servers import LanguageServerSpec
 from agent_core.errors import ConfigError
 from agent_core.mcp.servers import HttpServer, McpServerSpec, StdioServer
+from agent_core.providers import ProviderSettings, read_providers, unconfigured
 from agent_core.safety.sandbox.settings import SandboxSettings
 from agent_core.skills.settings import SHARED, SkillSettings
 from agent_core.web.settings import KEY_VARIABLES, SEARCH_BACKENDS, SearchSettings, WebSettings
@@ -31,12 +39,6 @@ PROVIDER_ENV = {
     "openai-chat": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
 }
 MODES = ("ask", "accept-edits", "plan", "full-access")
-
-
-@dataclass(frozen=True)
-class ProviderSettings:
-    api_key: str | None = None
-    base_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -165,17 +167,15 @@ class Settings:
         return self.home / "permissions.json"
 
     def provider(self, name: str) -> ProviderSettings:
-        return self.providers.get(name, ProviderSettings())
+        """The provider a model spec's ``<name>:`` reaches (``agent_core.providers``)."""
+        return self.providers.get(name) or unconfigured(name)
 
     def has_credentials(self) -> bool:
-        """A model is chosen and can be reached: a scripted model needs no key, a local Chat
-        Completions server only its URL, every other provider its key."""
+        """A model is chosen and can be reached: a scripted model, a cloud platform or a local
+        server needs no key, a Chat Completions server only its URL, every other its key."""
         if self.model is None:
             return False
-        provider = self.provider(self.model.partition(":")[0])
-        return self.model.startswith("scripted:") or bool(
-            provider.api_key or (self.model.startswith("openai-chat:") and provider.base_url)
-        )
+        return self.provider(self.model.partition(":")[0]).reachable()
 
     def credentials(self, spec: str) -> tuple[ProviderSettings, ...]:
         """The keys and endpoints a model chain (``spec`` and the fallbacks) is built with: a
@@ -206,7 +206,7 @@ def load_settings(
         default_mode=mode,
         trace=env.get("HERON_TRACE", "") not in ("", "0", "false", "no"),
         log_level=(env.get("HERON_LOG_LEVEL") or _string(file, "log_level") or "INFO").upper(),
-        providers=_providers(env, file),
+        providers=read_providers(env, file),
         fallback_models=tuple(_strings(file, "fallback_models")),
         retry=_retry(_table(file, "retry", "[retry]")),
         models={name: _model(_table(models, name, f'[models."{name}"]'), name) for name in models},
@@ -295,25 +295,6 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} nests arrays or tables too deeply to read") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
-
-
-def _providers(env: Mapping[str, str], file: dict[str, Any]) -> dict[str, ProviderSettings]:
-    table = _table(file, "providers", "[providers]")
-    providers: dict[str, ProviderSettings] = {}
-    for name, (key_var, url_var) in PROVIDER_ENV.items():
-        section = _table(table, name, f"[providers.{name}]")
-        providers[name] = ProviderSettings(
-            api_key=env.get(key_var) or _string(section, "api_key"),
-            base_url=env.get(url_var) or _string(section, "base_url"),
-        )
-    return providers
-
-
-def _table(parent: dict[str, Any], key: str, label: str) -> dict[str, Any]:
-    value = parent.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"config.toml: {label} must be a table")
-    return cast(dict[str, Any], value)
 
 
 def _retry(table: dict[str, Any]) -> RetrySettings:
@@ -511,49 +492,6 @@ def _mcp_servers(table: dict[str, Any]) -> tuple[McpServerSpec, ...]:
     return tuple(servers)
 
 
-def _string_table(table: dict[str, Any], key: str, label: str) -> dict[str, str]:
-    values = _table(table, key, label)
-    if not all(isinstance(v, str) for v in values.values()):
-        raise ConfigError(f"config.toml: {label} values must be strings")
-    return cast(dict[str, str], values)
-
-
-def _number(table: dict[str, Any], key: str, default: Any, *, minimum: float) -> Any:
-    value = table.get(key, default)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
-        raise ConfigError(f"config.toml: {key} must be a number >= {minimum:g}, not {value!r}")
-    return float(value)
-
-
-def _int_or_none(value: float | None) -> int | None:
-    return None if value is None else int(value)
-
-
-def _strings(table: dict[str, Any], key: str) -> list[str]:
-    value = table.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in cast(list[Any], value)):
-        raise ConfigError(f"config.toml: {key} must be a list of strings")
-    return cast(list[str], value)
-
-
-def _choice(table: dict[str, Any], key: str, choices: tuple[str, ...]) -> str | None:
-    value = _string(table, key)
-    if value is not None and value not in choices:
-        raise ConfigError(f"config.toml: {key} must be one of {', '.join(choices)}")
-    return value
-
-
-def _string(table: dict[str, Any], key: str) -> str | None:
-    value = table.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ConfigError(f"config.toml: {key} must be a string, not {type(value).__name__}")
-    return value
-
-
 def child_environment(keep: frozenset[str] = frozenset()) -> dict[str, str]:
     """The environment for the processes Heron starts (commands, scripts, MCP servers): ours,
     minus every secret by name or by value (``safety.secrets``), unless its name is kept."""
@@ -572,9 +510,11 @@ def secrets_to_redact(settings: Settings) -> dict[str, str]:
     """What must never be written to the session store or the logs: the provider keys, and
     every value scrubbed from the children's environment. Name -> value."""
     secrets = dict(scrubbed_environment(settings.keep_environment).removed)
-    for provider, (key_variable, _) in PROVIDER_ENV.items():
-        if key := settings.provider(provider).api_key:
-            secrets.setdefault(key_variable, key)
+    for name, provider in settings.providers.items():
+        if provider.api_key:
+            secrets.setdefault(
+                provider.key_variable or f"[providers.{name}] api_key", provider.api_key
+            )
     if key := settings.web.search.api_key:
         secrets.setdefault("WEB_SEARCH_API_KEY", key)
     return secrets

@@ -25,6 +25,7 @@ from agent_core.events import (
     UsageUpdated,
 )
 from agent_core.messages import TextPart
+from agent_core.models.choices import ModelOption
 from agent_core.safety.policy import Command, Edit
 from tests.support.schema import check_def
 
@@ -146,9 +147,8 @@ def test_permission_requests_carry_the_diff_and_match_the_schema() -> None:
 
 
 def test_modes_and_options_are_schema_valid_and_in_sync() -> None:
-    options = SessionOptions(
-        "plan", "anthropic:claude-x", ("anthropic:claude-x", "openai:gpt-5"), "low"
-    )
+    models = (ModelOption("anthropic:claude-x", "current"), ModelOption("openai:gpt-5", "listed"))
+    options = SessionOptions("plan", "anthropic:claude-x", models, "low")
     check_def("SessionModeState", to_modes(options))
     config = to_config_options(options)
     for option in config:
@@ -160,7 +160,9 @@ def test_modes_and_options_are_schema_valid_and_in_sync() -> None:
     ]
     for update in to_option_updates(options, mode_changed=True):
         check_def("SessionNotification", {"sessionId": "s", "update": update})
-    no_thinking = SessionOptions("ask", "scripted:echo", ("scripted:echo",), None)
+    no_thinking = SessionOptions(
+        "ask", "scripted:echo", (ModelOption("scripted:echo", "current"),), None
+    )
     assert [o["id"] for o in to_config_options(no_thinking)] == ["mode", "model"]
 
 

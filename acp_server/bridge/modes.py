@@ -3,11 +3,12 @@ option, kept in sync), the model, and the thought level where the model takes on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from agent_core.config import Settings
-from agent_core.models.catalog import model_choices, takes_thought_level
+from agent_core.models.choices import ModelOption, model_options, takes_thought_level
 from agent_core.modes import MODE_NAMES
 
 MODE_CONFIG_ID = "mode"
@@ -20,16 +21,34 @@ THOUGHT_LEVELS = {"default": "Model default", "low": "Low", "medium": "Medium", 
 class SessionOptions:
     mode: str
     model: str
-    models: tuple[str, ...]
+    models: tuple[ModelOption, ...]
     thought_level: str | None  # None: the model takes no thought level
     sandbox: str = ""  # whether commands run in a sandbox, as the mode list says it
 
 
 def session_options(
-    mode: str, model: str, thought_level: str, settings: Settings, sandbox: str = ""
+    mode: str,
+    model: str,
+    thought_level: str,
+    settings: Settings,
+    sandbox: str = "",
+    listed: Mapping[str, tuple[str, ...]] | None = None,
 ) -> SessionOptions:
-    thought = thought_level if takes_thought_level(model) else None
-    return SessionOptions(mode, model, model_choices(settings, model), thought, sandbox)
+    """``listed``: what each provider's models endpoint offers, as known now."""
+    thought = thought_level if takes_thought_level(model, settings) else None
+    models = model_options(settings, model, listed)
+    return SessionOptions(mode, model, models, thought, sandbox)
+
+
+def to_model_choice(option: ModelOption) -> dict[str, Any]:
+    """One entry of the model picker: the configured ones and the current one say so."""
+    about = {
+        "current": "In use",
+        "configured": "Configured",
+        "listed": f"Offered by {option.spec.partition(':')[0]}",
+        "suggested": "Suggested",
+    }
+    return {"value": option.spec, "name": option.spec, "description": about[option.origin]}
 
 
 def to_modes(options: SessionOptions) -> dict[str, Any]:
@@ -66,7 +85,7 @@ def to_config_options(options: SessionOptions) -> list[dict[str, Any]]:
             "The model that answers",
             "model",
             options.model,
-            [{"value": m, "name": m} for m in options.models],
+            [to_model_choice(m) for m in options.models],
         ),
     ]
     if options.thought_level is not None:

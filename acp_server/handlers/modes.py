@@ -36,8 +36,7 @@ async def set_config_option(state: ServerState, raw: Any) -> dict[str, Any]:
     elif request.config_id == MODEL_CONFIG_ID:
         await switch_model(state, session, value)
     elif (
-        request.config_id == THOUGHT_CONFIG_ID
-        and session.options(state.settings).thought_level is not None
+        request.config_id == THOUGHT_CONFIG_ID and state.options(session).thought_level is not None
     ):
         if value not in THOUGHT_LEVELS:
             raise RpcError.invalid_params(
@@ -46,11 +45,11 @@ async def set_config_option(state: ServerState, raw: Any) -> dict[str, Any]:
         session.set_thought_level(value)
         await state.store.update(session.id, thought_level=value)
     else:
-        known = ", ".join(o["id"] for o in to_config_options(session.options(state.settings)))
+        known = ", ".join(o["id"] for o in to_config_options(state.options(session)))
         raise RpcError.invalid_params(
             f"unknown config option {request.config_id!r}; options: {known}"
         )
-    return {"configOptions": to_config_options(session.options(state.settings))}
+    return {"configOptions": to_config_options(state.options(session))}
 
 
 async def switch_model(state: ServerState, session: Session, spec: str) -> None:

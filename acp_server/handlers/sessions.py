@@ -11,6 +11,7 @@ from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
+from acp_server.handlers.model_lists import refresh_model_lists
 from acp_server.handlers.state import Restored, ServerState, Session, SessionSetup
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
@@ -57,11 +58,12 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
     once the answer is out, its MCP servers start, its commands are announced and what the
     store has to tell it is told (``announce``), and what its first prompt will need is
     loaded and built."""
-    options, model = session.options(state.settings), session.parts.choice.model
+    options, model = state.options(session), session.parts.choice.model
 
     async def after() -> None:
         if state.background is not None:
             session.parts.mcp.start(state.background)
+            state.background.start_soon(refresh_model_lists, state)  # the picker, later
         if announce:
             await announce_commands(state, session)
             await tell_about_history(state, session)

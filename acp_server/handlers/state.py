@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.mcp.pool import McpServers
     from agent_core.messages import Message
     from agent_core.models.base import Model
+    from agent_core.models.listing import ModelLists
     from agent_core.safety.sandbox.confinement import Confinement
     from agent_core.sessions.resilient import ResilientStore
     from agent_core.terminal import Terminal
@@ -140,7 +141,10 @@ class Session:
             self._agent = self.parts.make_agent()
         return self._agent
 
-    def options(self, settings: Settings) -> SessionOptions:
+    def options(
+        self, settings: Settings, listed: Mapping[str, tuple[str, ...]] | None = None
+    ) -> SessionOptions:
+        """``listed``: what the providers' models endpoints offer, as known now."""
         choice = self.parts.choice
         return session_options(
             self.parts.permissions.mode,
@@ -148,6 +152,7 @@ class Session:
             choice.thought_level,
             settings,
             self.parts.sandbox.describe(),
+            listed,
         )
 
     def switch_model(
@@ -181,6 +186,7 @@ class ServerState:
     warm_up: Callable[[], None] = lambda: None  # once a session exists: what prompts need
     client: ClientInfo = field(default_factory=ClientInfo)
     background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections
+    model_lists: ModelLists | None = None  # what the providers offer, for the model picker
     sessions: dict[str, Session] = field(default_factory=dict[str, Session])
     _done: set[str] = field(default_factory=set[str])
 
@@ -194,6 +200,19 @@ class ServerState:
         if name not in self._done:
             self._done.add(name)
             await anyio.to_thread.run_sync(work)
+
+    def options(self, session: Session) -> SessionOptions:
+        """A session's options, its model picker with what the providers offer."""
+        return session.options(self.settings, self.listed())
+
+    def listed(self) -> dict[str, tuple[str, ...]]:
+        """What the providers' models endpoints offer, as known now (never waits)."""
+        if self.model_lists is None:
+            return {}
+        from agent_core.models.choices import listable
+
+        in_use = [session.parts.choice.spec for session in self.sessions.values()]
+        return self.model_lists.known(listable(self.settings, in_use))
 
     def session(self, session_id: Any) -> Session:
         session = self.sessions.get(session_id) if isinstance(session_id, str) else None

@@ -7,14 +7,16 @@ definitions and the latest message, so every turn re-reads the cached prefix.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from agent_core.config import ProviderSettings
-from agent_core.errors import ModelUnavailable, StreamInterrupted
+from agent_core.errors import ModelConfigError, ModelUnavailable, StreamInterrupted
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -31,11 +33,13 @@ from agent_core.models.body import JSON_HEADERS, EncodedHistory, dumps, with_arr
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, error_message, from_status
+from agent_core.models.platforms import PLATFORMS, platform_client
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
 CACHE = {"type": "ephemeral"}
+LABELS = {"anthropic": "Anthropic", "bedrock": "AWS Bedrock", "vertex": "Google Vertex AI"}
 THINKING_BUDGET = {"low": 2048, "medium": 8192, "high": 24576}
 STOP: dict[str | None, FinishReason] = {
     "end_turn": "end_turn",
@@ -53,20 +57,32 @@ class AnthropicModel(CataloguedModel):
 
     def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
         super().__init__(model_id, info)
+        self.provider = provider.name or self.provider  # bedrock, vertex, a named provider
         self._provider = provider
+        self._label = LABELS.get(provider.name or "anthropic", provider.name)  # in messages
         self._client: AsyncAnthropic | None = None
         self._history = EncodedHistory(lambda m: _encoded(seen_by(m, info.images)))
 
     def warm_up(self) -> None:
+        with contextlib.suppress(ModelConfigError):  # said again by the first request
+            self._build()
+
+    def _build(self) -> None:
         if self._client is None:
             import anthropic
 
             provider = self._provider
+            if provider.api in PLATFORMS:
+                self._client = shared("anthropic", provider, lambda: platform_client(provider))
+                return
             self._client = shared(
                 "anthropic",
                 provider,
                 lambda: anthropic.AsyncAnthropic(
-                    api_key=provider.api_key, base_url=provider.base_url, max_retries=0
+                    api_key=provider.api_key,
+                    base_url=provider.base_url,
+                    max_retries=0,
+                    default_headers=dict(provider.headers) or None,
                 ),
             )
 
@@ -75,7 +91,7 @@ class AnthropicModel(CataloguedModel):
         import httpx2  # the SDK's HTTP client: a cut stream surfaces as its TransportError
 
         if self._client is None:
-            await anyio.to_thread.run_sync(self.warm_up)
+            await anyio.to_thread.run_sync(self._build)
         assert self._client is not None
         assembler = ResponseAssembler()
         try:
@@ -84,10 +100,10 @@ class AnthropicModel(CataloguedModel):
         except anthropic.APIStatusError as exc:
             message = error_message(exc.body, exc.message)
             status, headers = exc.status_code, exc.response.headers
-            error = from_status("Anthropic", self.model_id, status, message, headers)
+            error = from_status(self._label, self.model_id, status, message, headers)
             raise after_start(error, assembler.started) from exc
         except (anthropic.APIConnectionError, httpx2.TransportError) as exc:
-            error = ModelUnavailable(f"lost the connection to Anthropic: {exc}")
+            error = ModelUnavailable(f"lost the connection to {self._label}: {exc}")
             raise after_start(error, assembler.started) from exc
 
     async def _events(
@@ -97,10 +113,16 @@ class AnthropicModel(CataloguedModel):
         from anthropic.types import Message as SentMessage
         from anthropic.types import RawMessageStreamEvent
 
+        body = anthropic_body(self.model_id, request, self.info, self._history)
+        # The platform clients move the model into the URL and add the API version to the body:
+        # they take it as an object (a first-party request goes out as the bytes made here).
+        sent: dict[str, Any] = (
+            {"body": json.loads(body)} if self._provider.api in PLATFORMS else {"content": body}
+        )
         stream = await client.post(
             "/v1/messages",
             cast_to=SentMessage,
-            content=anthropic_body(self.model_id, request, self.info, self._history),
+            **sent,
             options={"headers": JSON_HEADERS},
             stream=True,
             stream_cls=AsyncStream[RawMessageStreamEvent],

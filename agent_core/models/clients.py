@@ -15,13 +15,14 @@ from agent_core.config import ProviderSettings
 
 Client = TypeVar("Client")
 
-_clients: dict[tuple[str, str | None, str | None], Any] = {}
+_clients: dict[tuple[str, ProviderSettings], Any] = {}
 _lock = threading.Lock()
 
 
 def shared(kind: str, provider: ProviderSettings, build: Callable[[], Client]) -> Client:
-    """The ``kind`` client for this endpoint and key: the one built before, or ``build()``."""
-    key = (kind, provider.base_url, provider.api_key)
+    """The ``kind`` client for this endpoint, key and headers: the one built before, or
+    ``build()``."""
+    key = (kind, provider)
     with _lock:
         client = _clients.get(key)
         if client is None:

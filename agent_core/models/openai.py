@@ -55,7 +55,12 @@ class OpenAIClient:
             self._client = shared(
                 "openai",
                 provider,
-                lambda: openai.AsyncOpenAI(api_key=key, base_url=provider.base_url, max_retries=0),
+                lambda: openai.AsyncOpenAI(
+                    api_key=key,
+                    base_url=provider.base_url,
+                    max_retries=0,
+                    default_headers=dict(provider.headers) or None,
+                ),
             )
 
     async def client(self) -> AsyncOpenAI:
@@ -101,7 +106,8 @@ class OpenAIResponsesModel(CataloguedModel):
 
     def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
         super().__init__(model_id, info)
-        self._openai = OpenAIClient(provider, "OpenAI", model_id)
+        self.provider = provider.name or self.provider  # a named provider's name
+        self._openai = OpenAIClient(provider, _label(provider.name), model_id)
         self._history = EncodedHistory(lambda m: items(_input_items(seen_by(m, info.images))))
 
     def warm_up(self) -> None:
@@ -280,3 +286,8 @@ def _usage(usage: Any) -> Usage:
 def _object(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one."""
     return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def _label(name: str) -> str:
+    """How errors name the provider: OpenAI, or a named provider by its name."""
+    return "OpenAI" if name in ("", "openai") else name

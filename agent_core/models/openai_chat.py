@@ -43,7 +43,11 @@ class OpenAIChatModel(CataloguedModel):
 
     def __init__(self, model_id: str, provider: ProviderSettings, info: ModelInfo) -> None:
         super().__init__(model_id, info)
-        self._openai = OpenAIClient(provider, "the Chat Completions server", model_id)
+        self.provider = provider.name or self.provider  # a named provider's name
+        label = (
+            "the Chat Completions server" if provider.name in ("", "openai-chat") else provider.name
+        )
+        self._openai = OpenAIClient(provider, label, model_id)
         self._history = EncodedHistory(lambda m: items(_chat_items(seen_by(m, info.images))))
 
     def warm_up(self) -> None:

@@ -11,49 +11,61 @@ from collections.abc import Callable
 from agent_core.config import ProviderSettings, Settings
 from agent_core.errors import ModelConfigError
 from agent_core.models.base import Model
-from agent_core.models.catalog import describe
+from agent_core.models.catalog import ModelInfo, describe
 from agent_core.models.resilient import ResilientModel
 from agent_core.models.scripted import ScriptedModel
+from agent_core.presets import PRESETS
 
-ModelFactory = Callable[[str, Settings], Model]
-KEY_VARIABLE = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+ModelFactory = Callable[[str, ProviderSettings, Settings], Model]
 
 
 # Adapters load with the first session that uses them.
 
 
-def _anthropic(model_id: str, settings: Settings) -> Model:
+def _anthropic(model_id: str, provider: ProviderSettings, settings: Settings) -> Model:
     from agent_core.models.anthropic import AnthropicModel
 
-    info = describe("anthropic", model_id, settings.models.get(f"anthropic:{model_id}"))
-    return AnthropicModel(model_id, _keyed(settings, "anthropic"), info)
+    if provider.api == "anthropic":
+        _keyed(provider)
+    return AnthropicModel(model_id, provider, _info("anthropic", model_id, provider, settings))
 
 
-def _openai(model_id: str, settings: Settings) -> Model:
+def _openai(model_id: str, provider: ProviderSettings, settings: Settings) -> Model:
     from agent_core.models.openai import OpenAIResponsesModel
 
-    info = describe("openai", model_id, settings.models.get(f"openai:{model_id}"))
-    return OpenAIResponsesModel(model_id, _keyed(settings, "openai"), info)
+    if not provider.local:
+        _keyed(provider)
+    info = _info("openai", model_id, provider, settings)
+    return OpenAIResponsesModel(model_id, provider, info)
 
 
-def _openai_chat(model_id: str, settings: Settings) -> Model:
+def _openai_chat(model_id: str, provider: ProviderSettings, settings: Settings) -> Model:
     from agent_core.models.openai_chat import OpenAIChatModel
 
-    provider = settings.provider("openai-chat")
-    if not provider.api_key and not provider.base_url:
+    if provider.name == "openai-chat" and not provider.api_key and not provider.base_url:
         raise ModelConfigError(
             "openai-chat needs OPENAI_BASE_URL (your server's /v1 URL) or OPENAI_API_KEY"
         )
-    info = describe("openai-chat", model_id, settings.models.get(f"openai-chat:{model_id}"))
+    if provider.name != "openai-chat":
+        if not provider.base_url:
+            raise ModelConfigError(
+                f"{provider.name} needs base_url (its server's /v1 URL) under "
+                f"[providers.{provider.name}] in {settings.config_file}"
+            )
+        if provider.key_variable:  # a preset's or the user's key variable: the key is needed
+            _keyed(provider)
+    info = _info("openai-chat", model_id, provider, settings)
     return OpenAIChatModel(model_id, provider, info)
 
 
-def _scripted(script: str, settings: Settings) -> Model:
+def _scripted(script: str, provider: ProviderSettings, settings: Settings) -> Model:
     return ScriptedModel.load(script)
 
 
-PROVIDERS: dict[str, ModelFactory] = {
+API: dict[str, ModelFactory] = {  # a provider's wire API -> how its models are built
     "anthropic": _anthropic,
+    "bedrock": _anthropic,
+    "vertex": _anthropic,
     "openai": _openai,
     "openai-chat": _openai_chat,
     "scripted": _scripted,
@@ -65,30 +77,38 @@ def create_model(spec: str | None, settings: Settings) -> Model:
     if not spec:
         raise ModelConfigError(
             "no model configured: set HERON_MODEL=<provider>:<model> "
-            f"(providers: {', '.join(PROVIDERS)}), e.g. HERON_MODEL=anthropic:claude-sonnet-4-5"
+            f"(providers: {', '.join(provider_names(settings))}), "
+            "e.g. HERON_MODEL=anthropic:claude-sonnet-4-5"
         )
     chain = [_single(spec, settings)]
     chain += [_single(fallback, settings) for fallback in settings.fallback_models]
     return ResilientModel(chain, settings.retry)
 
 
+def provider_names(settings: Settings) -> list[str]:
+    """Every name a model spec may start with: the configured providers, then the presets."""
+    return list(dict.fromkeys([*settings.providers, *PRESETS]))
+
+
 def _single(spec: str, settings: Settings) -> Model:
-    provider, _, name = spec.partition(":")
-    factory = PROVIDERS.get(provider)
-    if factory is None or not name:
+    name, _, model_id = spec.partition(":")
+    provider = settings.provider(name)
+    factory = API.get(provider.api)
+    if factory is None or not model_id:
         raise ModelConfigError(
             f"cannot use model {spec!r}: write <provider>:<model> with a provider among "
-            f"{', '.join(PROVIDERS)}"
+            f"{', '.join(provider_names(settings))}, or one of your own under "
+            f"[providers.<name>] in {settings.config_file}"
         )
-    return factory(name, settings)
+    return factory(model_id, provider, settings)
 
 
-def _keyed(settings: Settings, provider: str) -> ProviderSettings:
-    keyed = settings.provider(provider)
-    if not keyed.api_key:
-        variable = KEY_VARIABLE[provider]
-        raise ModelConfigError(
-            f"{provider} needs an API key: set {variable} in the agent's environment "
-            f"or api_key under [providers.{provider}] in {settings.config_file}"
-        )
-    return keyed
+def _info(api: str, model_id: str, provider: ProviderSettings, settings: Settings) -> ModelInfo:
+    """What is known of the model: by its API's catalogue, overridden by
+    ``[models."<provider>:<model>"]`` under the provider's own name."""
+    return describe(api, model_id, settings.models.get(f"{provider.name}:{model_id}"))
+
+
+def _keyed(provider: ProviderSettings) -> None:
+    if not provider.api_key:
+        raise ModelConfigError(provider.missing_key())

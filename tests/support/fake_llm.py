@@ -6,6 +6,9 @@
 - Anthropic Messages: ``POST /v1/messages`` (SDK base URL: ``fake.url``)
 - OpenAI Responses: ``POST /v1/responses`` (SDK base URL: ``fake.url + "/v1"``)
 - OpenAI Chat Completions: ``POST /v1/chat/completions`` (SDK base URL: ``fake.url + "/v1"``)
+- ``GET /v1/models`` (``fake.models``, Anthropic's format when asked with ``anthropic-version``),
+  recorded in ``listings``; Vertex's ``…:streamRawPredict`` and Bedrock's
+  ``/model/<id>/invoke-with-response-stream`` (AWS event-stream frames) as Anthropic Messages
 
 The ``/v1`` prefix is optional on every path. Streams use chunked transfer encoding on a
 keep-alive HTTP/1.1 connection, so a cut stream (``cut_after_events``) is an incomplete body the
@@ -26,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, cast
 
 from tests.support.pairing import anthropic_problem, chat_problem, responses_problem
+from tests.support.wire_extras import bedrock_frame, models_body
 
 Stop = Literal["end_turn", "max_tokens", "tool_use", "refusal"]
 JSON = dict[str, Any]
@@ -374,6 +378,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         cast("_Server", self.server).fake.handle(self)
 
+    def do_GET(self) -> None:
+        cast("_Server", self.server).fake.list_models(self)
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -385,6 +392,8 @@ class FakeLLM:
         self.requests: list[RecordedRequest] = []
         self.events_sent: list[tuple[float, str]] = []
         self.url = ""
+        self.models: tuple[str, ...] = ("fake-model",)  # GET /v1/models: the list, its delay
+        self.models_delay, self.listings = 0.0, list[RecordedRequest]()
         self._queue: list[Reply | Failure] = []
         self._routes: list[tuple[str, list[Reply | Failure]]] = []  # (marker, its replies)
         self._changed = threading.Condition()
@@ -456,6 +465,20 @@ class FakeLLM:
         assert record.finished_at is not None
         return record.finished_at
 
+    def list_models(self, h: _Handler) -> None:
+        """``GET /v1/models`` (or ``/models``): ``self.models`` in the asker's format."""
+        path = h.path.split("?", 1)[0]
+        headers = {k.lower(): v for k, v in h.headers.items()}
+        record = RecordedRequest(path, headers, {}, time.monotonic())
+        self.listings.append(record)  # apart from ``requests``: the model requests only
+        time.sleep(self.models_delay)
+        found = path.removeprefix("/v1") == "/models"
+        body = models_body(self.models, anthropic="anthropic-version" in headers)
+        encoded = _json(body if found else {"error": {"message": f"no endpoint GET {path}"}})
+        self._head(h, record, 200 if found else 404, {"Content-Type": "application/json",
+                   "Content-Length": str(len(encoded.encode()))})  # fmt: skip
+        h.wfile.write(encoded.encode())
+
     def handle(self, h: _Handler) -> None:
         """Answer one request (on a server thread): the next queued reply, or an error."""
         arrived = (
@@ -476,6 +499,12 @@ class FakeLLM:
             number = len(self.requests)
             self._changed.notify_all()
         fmt = ROUTES.get(path.removeprefix("/v1"))
+        bedrock = path.startswith("/model/") and path.endswith("/invoke-with-response-stream")
+        if path.endswith(":streamRawPredict") or bedrock:  # Vertex AI, Bedrock: model in the URL
+            fmt = "anthropic"
+            body = {"model": path.split("/")[-1 if not bedrock else -2].split(":")[0], **body}
+            if bedrock:
+                body["stream"] = True  # Bedrock's streaming is in the URL, not the body
         try:
             if fmt is None:
                 self._error(h, record, "responses", Failure(404, None, f"no endpoint POST {path}"))
@@ -493,7 +522,7 @@ class FakeLLM:
                 elif isinstance(answer, Failure):
                     self._error(h, record, fmt, answer, scripted=True)
                 else:
-                    self._stream(h, record, answer, *BUILDERS[fmt](answer, body))
+                    self._stream(h, record, answer, *BUILDERS[fmt](answer, body), bedrock)
         except (BrokenPipeError, ConnectionResetError):
             record.client_closed = True
             h.close_connection = True
@@ -531,9 +560,12 @@ class FakeLLM:
         h.end_headers()
 
     def _stream(
-        self, h: _Handler, record: RecordedRequest, reply: Reply, events: list[Event], tail: int
-    ) -> None:
+        self, h: _Handler, record: RecordedRequest, reply: Reply, events: list[Event], tail: int,
+        bedrock: bool = False,  # AWS event-stream frames of ``chunk``s, as Bedrock sends them
+    ) -> None:  # fmt: skip
         sse = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
+        if bedrock:
+            sse = {"Content-Type": "application/vnd.amazon.eventstream"}
         self._head(h, record, 200, {**sse, "Transfer-Encoding": "chunked"})
         cut = reply.cut_after_events
         for n, (label, name, data) in enumerate(events):
@@ -545,6 +577,7 @@ class FakeLLM:
                 h.close_connection = True
                 return
             frame = ((f"event: {name}\n" if name else "") + f"data: {data}\n\n").encode()
+            frame = bedrock_frame(data.encode()) if bedrock else frame
             h.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))  # one HTTP chunk per event
             self.events_sent.append((time.monotonic(), label))
         if cut is None:
