@@ -110,7 +110,7 @@ async def test_giving_up_raises_a_clear_error() -> None:
         RetrySettings(max_attempts=3, base_delay=0),
         sleep=Sleeps(),
     )
-    with pytest.raises(ModelUnavailable, match="a:one is unavailable"):
+    with pytest.raises(ModelUnavailable, match="a:one failed 3 times"):
         await collect(model)
 
 

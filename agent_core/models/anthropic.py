@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from agent_core.config import ProviderSettings
-from agent_core.errors import ModelUnavailable, StreamInterrupted
+from agent_core.errors import StreamInterrupted
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -30,11 +30,12 @@ from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen
 from agent_core.models.body import JSON_HEADERS, EncodedHistory, dumps, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
-from agent_core.models.faults import after_start, error_message, from_status
+from agent_core.models.faults import after_start, from_status
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
 CACHE = {"type": "ephemeral"}
 THINKING_BUDGET = {"low": 2048, "medium": 8192, "high": 24576}
 STOP: dict[str | None, FinishReason] = {
@@ -58,6 +59,7 @@ class AnthropicModel(CataloguedModel):
         self._history = EncodedHistory(lambda m: _encoded(seen_by(m, info.images)))
 
     def warm_up(self) -> None:
+        self.learn()
         if self._client is None:
             import anthropic
 
@@ -82,12 +84,19 @@ class AnthropicModel(CataloguedModel):
             async for event in self._events(self._client, request, assembler):
                 yield event
         except anthropic.APIStatusError as exc:
-            message = error_message(exc.body, exc.message)
+            body = exc.body if exc.body is not None else exc.message
             status, headers = exc.status_code, exc.response.headers
-            error = from_status("Anthropic", self.model_id, status, message, headers)
+            error = from_status(
+                "Anthropic", self.model_id, status, body, headers,
+                exception=type(exc).__name__, key=KEY_VARIABLE,
+            )  # fmt: skip
             raise after_start(error, assembler.started) from exc
-        except (anthropic.APIConnectionError, httpx2.TransportError) as exc:
-            error = ModelUnavailable(f"lost the connection to Anthropic: {exc}")
+        except (anthropic.APIError, httpx2.TransportError) as exc:  # no answer, or a bad one
+            body = getattr(exc, "body", None) or str(exc)
+            error = from_status(
+                "Anthropic", self.model_id, None, body, exception=type(exc).__name__,
+                key=KEY_VARIABLE,
+            )  # fmt: skip
             raise after_start(error, assembler.started) from exc
 
     async def _events(

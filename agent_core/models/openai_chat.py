@@ -47,6 +47,7 @@ class OpenAIChatModel(CataloguedModel):
         self._history = EncodedHistory(lambda m: items(_chat_items(seen_by(m, info.images))))
 
     def warm_up(self) -> None:
+        self.learn()
         self._openai.warm_up()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
