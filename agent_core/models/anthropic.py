@@ -8,7 +8,8 @@ definitions and the latest message, so every turn re-reads the cached prefix.
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -73,16 +74,31 @@ class AnthropicModel(CataloguedModel):
             )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        import anthropic  # already loaded by warm_up; cheap here
-        import httpx2  # the SDK's HTTP client: a cut stream surfaces as its TransportError
-
         if self._client is None:
             await anyio.to_thread.run_sync(self.warm_up)
         assert self._client is not None
         assembler = ResponseAssembler()
-        try:
+        async with self._faults(assembler):
             async for event in self._events(self._client, request, assembler):
                 yield event
+
+    async def check(self) -> None:
+        """Ask the models endpoint for this model: reachable, key accepted, model known.
+        Raises the ``ModelError`` a request would."""
+        if self._client is None:
+            await anyio.to_thread.run_sync(self.warm_up)
+        assert self._client is not None
+        async with self._faults(ResponseAssembler()):
+            await self._client.models.retrieve(self.model_id)
+
+    @asynccontextmanager
+    async def _faults(self, assembler: ResponseAssembler) -> AsyncGenerator[None, None]:
+        """The SDK's exceptions as the core's errors (``faults.py`` classifies them)."""
+        import anthropic  # already loaded by warm_up; cheap here
+        import httpx2  # the SDK's HTTP client: a cut stream surfaces as its TransportError
+
+        try:
+            yield
         except anthropic.APIStatusError as exc:
             body = exc.body if exc.body is not None else exc.message
             status, headers = exc.status_code, exc.response.headers

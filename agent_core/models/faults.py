@@ -187,8 +187,10 @@ def to_error(
         case "bad_request":
             return BadRequest(f"{provider} rejected the request ({said})")
         case "rate_limit" | "overloaded" | "server_error" | "timeout" | "connection":
-            reason = REASONS[fault]
-            return ModelUnavailable(f"{reason} ({said})", retry_after=retry_after, fault=fault)
+            reason, fix = REASONS[fault], ""
+            if fault == "connection":
+                fix = f"; check the network and {provider}'s base URL"
+            return ModelUnavailable(f"{reason} ({said}{fix})", retry_after=retry_after, fault=fault)
 
 
 REASONS: dict[Fault, str] = {

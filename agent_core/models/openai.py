@@ -97,6 +97,18 @@ class OpenAIClient:
             error = self.failed(getattr(exc, "body", None) or str(exc), type(exc).__name__)
             raise after_start(error, assembler.started) from exc
 
+    async def check(self, *, listed: bool) -> None:
+        """This model from the models endpoint (``listed``: looked for in the list, which every
+        OpenAI-compatible server has), raising the ``ModelError`` a request would."""
+        async with self.faults(ResponseAssembler()):
+            client = await self.client()
+            if not listed:
+                await client.models.retrieve(self._model_id)
+            elif self._model_id not in [model.id async for model in client.models.list()]:
+                raise from_status(
+                    self._label, self._model_id, 404, "not in the server's model list"
+                )
+
     def failed(self, body: object, exception: str = "") -> ModelError:
         """The core error for a failure without an HTTP error status (an error event)."""
         return from_status(
@@ -115,6 +127,10 @@ class OpenAIResponsesModel(CataloguedModel):
     def warm_up(self) -> None:
         self.learn()
         self._openai.warm_up()
+
+    async def check(self) -> None:
+        """Ask the models endpoint for this model: reachable, key accepted, model known."""
+        await self._openai.check(listed=False)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         from openai.types.responses import Response

@@ -50,6 +50,10 @@ class OpenAIChatModel(CataloguedModel):
         self.learn()
         self._openai.warm_up()
 
+    async def check(self) -> None:
+        """Look for this model in the server's model list: reachable, key accepted, model known."""
+        await self._openai.check(listed=True)
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         from openai.types.chat import ChatCompletion, ChatCompletionChunk
 

@@ -75,6 +75,7 @@ class Failure:
     status: int
     retry_after: float | None = None
     message: str = "fake failure"
+    code: str | None = None  # the body's error type (Anthropic) or code and type (OpenAI)
 
 
 @dataclass
@@ -355,13 +356,21 @@ def _chat(reply: Reply, body: JSON) -> tuple[list[Event], int]:
 BUILDERS = {"anthropic": _anthropic, "responses": _responses, "chat": _chat}
 
 
-def _error_body(fmt: Format, status: int, message: str) -> JSON:
+def _error_body(fmt: Format, status: int, message: str, code: str | None = None) -> JSON:
     if fmt == "anthropic":
-        kind = ANTHROPIC_ERRORS.get(status, "api_error")
+        kind = code or ANTHROPIC_ERRORS.get(status, "api_error")
         error = {"type": kind, "message": message}
         return {"type": "error", "error": error, "request_id": _id("req_")}
-    kind, code = OPENAI_ERRORS.get(status, ("server_error", None))
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    kind, known = OPENAI_ERRORS.get(status, ("server_error", None))
+    kind, known = (code, code) if code else (kind, known)
+    return {"error": {"message": message, "type": kind, "param": None, "code": known}}
+
+
+def _model_entry(fmt: Format, model_id: str) -> JSON:
+    if fmt == "anthropic":
+        created = "2025-09-29T00:00:00Z"
+        return {"type": "model", "id": model_id, "display_name": model_id, "created_at": created}
+    return {"id": model_id, "object": "model", "created": 1759104000, "owned_by": "fake"}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -373,6 +382,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         cast("_Server", self.server).fake.handle(self)
+
+    def do_GET(self) -> None:
+        cast("_Server", self.server).fake.handle_get(self)
 
 
 class _Server(ThreadingHTTPServer):
@@ -391,6 +403,9 @@ class FakeLLM:
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        # The models endpoint's list (GET /v1/models, /v1/models/<id>), as the APIs name them.
+        self.models = [spec.partition(":")[2] for spec in MODELS.values()]
+        self.accepted_keys: set[str] | None = None  # None: any key; else others answer 401
 
     def __enter__(self) -> FakeLLM:
         self._server = _Server(("127.0.0.1", 0), _Handler)
@@ -479,6 +494,9 @@ class FakeLLM:
         try:
             if fmt is None:
                 self._error(h, record, "responses", Failure(404, None, f"no endpoint POST {path}"))
+            elif not self._key_accepted(headers):
+                rejected = Failure(401, None, "invalid x-api-key")
+                self._error(h, record, fmt, rejected, scripted=True)
             elif body.get("stream") is not True:
                 msg = f'POST {path} needs "stream": true in the body'
                 self._error(h, record, fmt, Failure(400, None, msg))
@@ -502,6 +520,45 @@ class FakeLLM:
                 record.finished_at = time.monotonic()
                 self._changed.notify_all()
 
+    def handle_get(self, h: _Handler) -> None:
+        """The models endpoint: the list, or one model (404 when it is not in ``models``)."""
+        path = h.path.split("?", 1)[0].removeprefix("/v1")
+        headers = {k.lower(): v for k, v in h.headers.items()}
+        record = RecordedRequest(path, headers, {}, time.monotonic())
+        with self._changed:
+            self.requests.append(record)
+            self._changed.notify_all()
+        fmt: Format = "anthropic" if "anthropic-version" in headers else "responses"
+        wanted = path.removeprefix("/models").strip("/")
+        if not self._key_accepted(headers):
+            self._error(h, record, fmt, Failure(401, None, "invalid x-api-key"), scripted=True)
+        elif not path.startswith("/models"):
+            self._error(h, record, fmt, Failure(404, None, f"no endpoint GET {path}"))
+        elif wanted and wanted not in self.models:
+            missing = Failure(404, None, f"model: {wanted}", "not_found_error")
+            if fmt != "anthropic":
+                missing = Failure(404, None, f"The model `{wanted}` does not exist")
+            self._error(h, record, fmt, missing, scripted=True)
+        else:
+            entries = [_model_entry(fmt, m) for m in self.models]
+            answer: JSON = {"object": "list", "data": entries}
+            if fmt == "anthropic":
+                answer = {"data": entries, "has_more": False, "first_id": None, "last_id": None}
+            data = _json(_model_entry(fmt, wanted) if wanted else answer).encode()
+            self._head(h, record, 200, {"Content-Type": "application/json"} | {
+                "Content-Length": str(len(data))
+            })  # fmt: skip
+            h.wfile.write(data)
+        with self._changed:
+            record.finished_at = time.monotonic()
+            self._changed.notify_all()
+
+    def _key_accepted(self, headers: dict[str, str]) -> bool:
+        if self.accepted_keys is None:
+            return True
+        key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+        return key in self.accepted_keys
+
     def _error(
         self,
         h: _Handler,
@@ -511,7 +568,7 @@ class FakeLLM:
         scripted: bool = False,
     ) -> None:
         message = fail.message if scripted else f"FakeLLM: {fail.message}"
-        data = _json(_error_body(fmt, fail.status, message)).encode()
+        data = _json(_error_body(fmt, fail.status, message, fail.code)).encode()
         headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
         if fail.retry_after is not None:
             headers["Retry-After"] = f"{fail.retry_after:g}"
