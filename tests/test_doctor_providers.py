@@ -41,10 +41,13 @@ def test_doctor_checks_each_configured_model_with_its_fix(
     [missing] = lines(out, "] anthropic:claude-nope:")
     assert missing.startswith("[!!]") and "Anthropic has no model 'claude-nope'" in missing
     [rejected] = lines(out, "] openai:gpt-5:")
-    assert rejected.startswith("[!!]") and "OpenAI rejected the API key (401)" in rejected
+    assert (
+        rejected.startswith("[!!]")
+        and "OpenAI rejected the API key (401: invalid x-api-key)" in rejected
+    )
     assert "set OPENAI_API_KEY or run `heron login`" in rejected
     [chat] = lines(out, "] openai-chat:qwen3-coder:")
-    assert chat.startswith("[!!]") and "rejected the API key (401)" in chat
+    assert chat.startswith("[!!] openai-chat:qwen3-coder: The Chat Completions server rejected")
     assert "rejected-key" not in out and "good-key" not in out
     asked = sorted(r.path for r in fake.requests)
     assert asked == ["/models", "/models/claude-nope", "/models/claude-sonnet-4-5", "/models/gpt-5"]

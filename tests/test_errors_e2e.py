@@ -96,7 +96,7 @@ def test_401_stops_with_which_key_to_fix(
         "reason": "authentication"
     }  # auth_required
     assert f"set {KEY[provider]} or run `heron login`" in error["message"]
-    assert "rejected the API key (401)" in error["message"]
+    assert "rejected the API key (401: invalid x-api-key)" in error["message"]
     assert len(fake.requests) == 1  # neither retried nor handed to a fallback
 
 

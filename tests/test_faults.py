@@ -204,7 +204,7 @@ def test_authentication_and_billing_say_what_to_do() -> None:
     )
     assert (
         str(auth)
-        == "OpenAI rejected the API key (401): set OPENAI_API_KEY or run `heron login`, then try again."
+        == "OpenAI rejected the API key (401: x): set OPENAI_API_KEY or run `heron login`, then try again."
     )
     quota = from_status(
         "OpenAI",

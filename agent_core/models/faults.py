@@ -162,30 +162,31 @@ def to_error(
     detail = _one_line(message)
     said += f": {detail}" if detail else ""
     key_fix = f"set {key} or run `heron login`" if key else "check its key, or run `heron login`"
+    who = provider[:1].upper() + provider[1:]  # at the start of a sentence
     match fault:
         case "authentication":
+            answer = f"{status}: {detail}" if detail else f"{status}"
             return AuthenticationFailed(
-                f"{provider} rejected the API key ({status}): {key_fix}, then try again."
+                f"{who} rejected the API key ({answer}): {key_fix}, then try again."
             )
         case "billing":
             return BillingProblem(
-                f"{provider} refused the request for billing ({detail or status}): add credit or "
+                f"{who} refused the request for billing ({detail or status}): add credit or "
                 f"raise the quota in your {provider} account, or switch model (/model)."
             )
         case "permission":
             return PermissionDenied(
-                f"{provider} does not let this key use {model} ({said}); use another model "
+                f"{who} does not let this key use {model} ({said}); use another model "
                 "(/model) or a key with access to it."
             )
         case "unknown_model":
             return ModelNotFound(
-                f"{provider} has no model {model!r} ({said}); pick another with /model or "
-                "HERON_MODEL."
+                f"{who} has no model {model!r} ({said}); pick another with /model or HERON_MODEL."
             )
         case "context_overflow":
             return ContextOverflow(f"the conversation no longer fits {model} ({said})")
         case "bad_request":
-            return BadRequest(f"{provider} rejected the request ({said})")
+            return BadRequest(f"{who} rejected the request ({said})")
         case "rate_limit" | "overloaded" | "server_error" | "timeout" | "connection":
             reason, fix = REASONS[fault], ""
             if fault == "connection":
