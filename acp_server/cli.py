@@ -60,7 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     setup = commands.add_parser("setup", help="add Heron to an editor's agents")
     setup.add_argument("editor", choices=("zed", "jetbrains", "vscode"))
     setup.add_argument("--dry-run", action="store_true", help="show what would be written")
-    commands.add_parser("doctor", help="check the model, the key and each editor's entry")
+    commands.add_parser(
+        "doctor", help="check the model, each provider's key and each editor's entry"
+    )
+    models = commands.add_parser(
+        "models", help="list the models Heron knows: windows, output limits, images, prices"
+    )
+    models.add_argument("filter", nargs="?", default="", help="only names containing this")
     login = commands.add_parser("login", help="choose a provider and store its API key")
     login.add_argument("--provider", choices=("anthropic", "openai", "openai-chat"))
     parsed = parser.parse_args(args)
@@ -88,6 +94,10 @@ def _run_terminal_command(args: argparse.Namespace) -> int:
             from acp_server.install.doctor import run_doctor
 
             return run_doctor(terminal())
+        case "models":
+            from acp_server.install.catalogue import run_models
+
+            return run_models(terminal(), args.filter)
         case _:
             from acp_server.install.login import run_login
 

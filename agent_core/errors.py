@@ -2,11 +2,17 @@
 
     HeronError                      anything the core raises on purpose
     ├── ConfigError                 config.toml or the environment is wrong; says how to fix it
-    ├── ModelError                  a model provider failed
-    │   ├── ModelConfigError        unknown provider or model, missing key: not retryable
-    │   ├── ModelUnavailable        429, 5xx, timeouts: retryable, carries ``retry_after``
+    ├── ModelError                  a model provider failed (``models/faults.py`` classifies)
+    │   ├── ModelConfigError        the model cannot be used as configured: not retryable
+    │   │   ├── AuthenticationFailed    the key was rejected: the turn stops, says which key
+    │   │   ├── BillingProblem          no credit or quota left: the turn stops, says where
+    │   │   ├── PermissionDenied        the key may not use this model: the next fallback
+    │   │   └── ModelNotFound           the provider has no such model: the next fallback
+    │   ├── ModelUnavailable        rate limit, overload, 5xx, timeout, no connection:
+    │   │                           retried, then the next fallback; carries ``retry_after``
     │   ├── StreamInterrupted       the stream broke off mid-message
-    │   └── ContextOverflow         the request did not fit the model's context window
+    │   ├── ContextOverflow         the request did not fit the window: compacted, sent again
+    │   └── BadRequest              the provider rejected the request as malformed
     ├── ToolError                   a tool could not do what was asked; goes back to the model
     │   └── PathOutsideRoots        a path escapes the session's roots
     ├── SessionNotFound             no session with that id
@@ -34,12 +40,31 @@ class ModelConfigError(ModelError):
     """The model cannot be used as configured (unknown model, missing key). Not retryable."""
 
 
-class ModelUnavailable(ModelError):
-    """A transient provider failure (rate limit, overload, timeout). Retryable."""
+class AuthenticationFailed(ModelConfigError):
+    """The provider rejected the API key; the message names the variable and `heron login`."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+
+class BillingProblem(ModelConfigError):
+    """The account has no credit or quota left (402, OpenAI's ``insufficient_quota``)."""
+
+
+class PermissionDenied(ModelConfigError):
+    """The key may not use this model (403): a fallback model may still answer."""
+
+
+class ModelNotFound(ModelConfigError):
+    """The provider has no such model (404): a fallback model may still answer."""
+
+
+class ModelUnavailable(ModelError):
+    """A transient provider failure (rate limit, overload, server error, timeout). Retryable."""
+
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, fault: str = "server_error"
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.fault = fault  # a ``models.faults.Fault``
 
 
 class StreamInterrupted(ModelError):
@@ -48,6 +73,10 @@ class StreamInterrupted(ModelError):
 
 class ContextOverflow(ModelError):
     """The request exceeded the model's context window."""
+
+
+class BadRequest(ModelError):
+    """The provider rejected the request itself (a 4xx that is none of the above)."""
 
 
 class ToolError(HeronError):

@@ -17,6 +17,7 @@ import pytest
 
 from acp_server import __version__
 from acp_server.install import jsonc
+from tests.support.fake_llm import FakeLLM
 from tests.support.raw import RawAgent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,8 +150,10 @@ def test_setup_jetbrains_and_vscode_keep_what_is_there(user: dict[str, str]) -> 
 
 
 def test_doctor_reports_the_model_the_key_and_each_editor(
-    user: dict[str, str], tmp_path: Path
+    user: dict[str, str], tmp_path: Path, fake: FakeLLM
 ) -> None:
+    fake.accepted_keys = {"sk-ant-secret-value"}  # doctor asks the provider: this fake one
+    user = {**user, "ANTHROPIC_BASE_URL": fake.url}
     before = heron(user, "doctor")
     assert before.returncode == 1 and "run `heron login`" in before.stdout
     assert "Zed: not set up" in before.stdout
@@ -161,6 +164,7 @@ def test_doctor_reports_the_model_the_key_and_each_editor(
     after = heron(user, "doctor")
     assert after.returncode == 0, after.stdout
     assert "model: anthropic:claude-sonnet-4-5 (key set)" in after.stdout
+    assert "[ok] anthropic:claude-sonnet-4-5: reachable, key accepted" in after.stdout
     assert re.search(r"\[ok\] Zed: .* starts " + re.escape(HERON), after.stdout)
     assert "secret" not in after.stdout
 

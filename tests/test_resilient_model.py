@@ -8,7 +8,17 @@ from typing import Any
 import pytest
 
 from agent_core.config import RetrySettings
-from agent_core.errors import ModelConfigError, ModelUnavailable, StreamInterrupted
+from agent_core.errors import (
+    AuthenticationFailed,
+    BadRequest,
+    BillingProblem,
+    ContextOverflow,
+    ModelConfigError,
+    ModelNotFound,
+    ModelUnavailable,
+    PermissionDenied,
+    StreamInterrupted,
+)
 from agent_core.messages import AssistantMessage, TextPart, UserMessage
 from agent_core.models.base import (
     ModelRequest,
@@ -110,7 +120,7 @@ async def test_giving_up_raises_a_clear_error() -> None:
         RetrySettings(max_attempts=3, base_delay=0),
         sleep=Sleeps(),
     )
-    with pytest.raises(ModelUnavailable, match="a:one is unavailable"):
+    with pytest.raises(ModelUnavailable, match="a:one failed 3 times"):
         await collect(model)
 
 
@@ -128,3 +138,39 @@ async def test_configuration_errors_are_not_retried() -> None:
     with pytest.raises(ModelConfigError):
         await collect(model)
     assert flaky.calls == 1
+
+
+@pytest.mark.parametrize("error", [ModelNotFound("no such model"), PermissionDenied("no access")])
+async def test_a_model_the_provider_will_not_serve_hands_over_at_once(error: Exception) -> None:
+    first, second = FlakyModel("a:gone", [error]), FlakyModel("b:here", [])
+    sleeps = Sleeps()
+    model = ResilientModel([first, second], RetrySettings(max_attempts=4), sleep=sleeps)
+    events = await collect(model)
+    [notice] = [e for e in events if isinstance(e, StatusNotice)]
+    assert "Switched to fallback model b:here" in notice.title and first.calls == 1
+    assert sleeps.delays == [] and model.name == "b:here"
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        AuthenticationFailed("key"),
+        BillingProblem("credit"),
+        BadRequest("bad"),
+        ContextOverflow("big"),
+    ],
+)
+async def test_what_another_try_or_model_would_not_fix_is_raised_at_once(error: Exception) -> None:
+    first, second = FlakyModel("a:one", [error]), FlakyModel("b:two", [])
+    model = ResilientModel([first, second], RetrySettings(max_attempts=4), sleep=Sleeps())
+    with pytest.raises(type(error)):
+        await collect(model)
+    assert first.calls == 1 and second.calls == 0
+
+
+async def test_the_last_model_that_is_not_found_says_so_itself() -> None:
+    model = ResilientModel(
+        [FlakyModel("a:gone", [ModelNotFound("no model 'gone'")])], RetrySettings()
+    )
+    with pytest.raises(ModelNotFound, match="no model 'gone'"):
+        await collect(model)

@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlparse
 import anyio
 
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
+from acp_server.bridge.failures import to_rpc_error
 from acp_server.bridge.updates import to_iso_time, to_session_update, to_tool_call_update
 from acp_server.handlers import params
 from acp_server.handlers.auth import follow_credentials
@@ -18,7 +19,7 @@ from acp_server.handlers.commands import run_command
 from acp_server.handlers.lifecycle import accepts_images
 from acp_server.handlers.sessions import tell_about_history
 from acp_server.handlers.state import ServerState, Session
-from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
+from acp_server.jsonrpc.errors import RpcError
 from agent_core.errors import HeronError
 from agent_core.events import (
     Event,
@@ -128,8 +129,8 @@ async def _run_turn(
                     update = to_session_update(event, notices=notices, compaction=compaction)
                     if update is not None:
                         await session.parts.send(update)
-    except HeronError as exc:
-        raise RpcError(INTERNAL_ERROR, str(exc)) from exc
+    except HeronError as exc:  # one line that says what to do; never the SDK's exception
+        raise to_rpc_error(exc) from exc
     finally:
         session.turn_scope = None
         with anyio.CancelScope(shield=True):

@@ -40,6 +40,7 @@ def run_doctor(out: TextIO) -> int:
             + ("" if settings.config_file.exists() else " (none yet; defaults apply)"),
         )
     _model(settings, say)
+    _providers(settings, say)
     _storage(settings, say)
     _sandbox(settings, say)
     servers = ", ".join(s.name for s in settings.mcp_servers) or "none"
@@ -61,6 +62,18 @@ def _model(settings: Settings, say: Any) -> None:
         say(OK, f"model: {settings.model} ({how})")
     else:
         say(PROBLEM, f"model: {settings.model}, but no {provider} key; run `heron login`")
+
+
+def _providers(settings: Settings, say: Any) -> None:
+    """Each configured model (the model and its fallbacks) asked of its provider, all at once:
+    reachable, key accepted, model there; a problem says how to fix it."""
+    import anyio
+
+    from agent_core.models.checks import check_all, configured
+
+    specs = configured(settings) if settings.has_credentials() else []
+    for checked in anyio.run(check_all, settings, specs) if specs else ():
+        say(OK if checked.ok else PROBLEM, f"{checked.spec}: {checked.said}")
 
 
 def _storage(settings: Settings, say: Any) -> None:

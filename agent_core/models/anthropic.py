@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from agent_core.config import ProviderSettings
-from agent_core.errors import ModelConfigError, ModelUnavailable, StreamInterrupted
+from agent_core.errors import ModelConfigError, StreamInterrupted
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -32,12 +33,13 @@ from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen
 from agent_core.models.body import JSON_HEADERS, EncodedHistory, dumps, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
-from agent_core.models.faults import after_start, error_message, from_status
+from agent_core.models.faults import after_start, from_status
 from agent_core.models.platforms import PLATFORMS, platform_client
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
 CACHE = {"type": "ephemeral"}
 LABELS = {"anthropic": "Anthropic", "bedrock": "AWS Bedrock", "vertex": "Google Vertex AI"}
 THINKING_BUDGET = {"low": 2048, "medium": 8192, "high": 24576}
@@ -60,10 +62,12 @@ class AnthropicModel(CataloguedModel):
         self.provider = provider.name or self.provider  # bedrock, vertex, a named provider
         self._provider = provider
         self._label = LABELS.get(provider.name or "anthropic", provider.name)  # in messages
+        self._key = provider.key_variable or KEY_VARIABLE  # named in the fix for a bad key
         self._client: AsyncAnthropic | None = None
         self._history = EncodedHistory(lambda m: _encoded(seen_by(m, info.images)))
 
     def warm_up(self) -> None:
+        self.learn()
         with contextlib.suppress(ModelConfigError):  # said again by the first request
             self._build()
 
@@ -87,23 +91,45 @@ class AnthropicModel(CataloguedModel):
             )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        import anthropic  # already loaded by warm_up; cheap here
-        import httpx2  # the SDK's HTTP client: a cut stream surfaces as its TransportError
-
         if self._client is None:
             await anyio.to_thread.run_sync(self._build)
         assert self._client is not None
         assembler = ResponseAssembler()
-        try:
+        async with self._faults(assembler):
             async for event in self._events(self._client, request, assembler):
                 yield event
+
+    async def check(self) -> None:
+        """Ask the models endpoint for this model: reachable, key accepted, model known.
+        Raises the ``ModelError`` a request would."""
+        if self._client is None:
+            await anyio.to_thread.run_sync(self._build)
+        assert self._client is not None
+        async with self._faults(ResponseAssembler()):
+            await self._client.models.retrieve(self.model_id)
+
+    @asynccontextmanager
+    async def _faults(self, assembler: ResponseAssembler) -> AsyncGenerator[None, None]:
+        """The SDK's exceptions as the core's errors (``faults.py`` classifies them)."""
+        import anthropic  # already loaded by warm_up; cheap here
+        import httpx2  # the SDK's HTTP client: a cut stream surfaces as its TransportError
+
+        try:
+            yield
         except anthropic.APIStatusError as exc:
-            message = error_message(exc.body, exc.message)
+            body = exc.body if exc.body is not None else exc.message
             status, headers = exc.status_code, exc.response.headers
-            error = from_status(self._label, self.model_id, status, message, headers)
+            error = from_status(
+                self._label, self.model_id, status, body, headers,
+                exception=type(exc).__name__, key=self._key,
+            )  # fmt: skip
             raise after_start(error, assembler.started) from exc
-        except (anthropic.APIConnectionError, httpx2.TransportError) as exc:
-            error = ModelUnavailable(f"lost the connection to {self._label}: {exc}")
+        except (anthropic.APIError, httpx2.TransportError) as exc:  # no answer, or a bad one
+            body = getattr(exc, "body", None) or str(exc)
+            error = from_status(
+                self._label, self.model_id, None, body, exception=type(exc).__name__,
+                key=self._key,
+            )  # fmt: skip
             raise after_start(error, assembler.started) from exc
 
     async def _events(

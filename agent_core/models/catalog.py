@@ -1,15 +1,31 @@
-"""What Heron knows about models it has not been told about: context window, images, prices.
+"""What Heron knows about a model: context window, output limit, images, prices.
 
-Matched by provider and model-id prefix, most specific first; ``[models."<provider>:<model>"]`` in
-config.toml overrides any field. Prices are USD per million tokens and are only known when
-configured, because they change more often than this table would.
+Three sources, each figure from the first that has it: ``[models."<provider>:<model>"]`` in
+config.toml, then the models.dev data (``known.py``, read once a session exists), then the
+built-in table below (matched by provider and model-id prefix, most specific first), which has
+no prices. Prices are USD per million tokens. ``ModelInfo.sources`` says where each figure came
+from (``heron models`` shows it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
-from agent_core.config import ModelSettings, Settings
+from agent_core.config import ModelSettings
+from agent_core.models import known
+
+CONFIG, DEFAULT = "config", "default"
+FIGURES = (
+    "context_window",
+    "max_output_tokens",
+    "images",
+    "input_price",
+    "output_price",
+    "cache_read_price",
+    "cache_write_price",
+)
 
 
 @dataclass(frozen=True)
@@ -21,6 +37,16 @@ class ModelInfo:
     output_price: float | None = None
     cache_read_price: float | None = None  # defaults: 10% of input (read), 125% (write)
     cache_write_price: float | None = None
+    # Where each figure came from (CONFIG, known.SOURCE or DEFAULT), and what it was asked as.
+    sources: Mapping[str, str] = field(default_factory=dict[str, str], compare=False)
+    asked: tuple[str, str, ModelSettings | None] | None = field(default=None, compare=False)
+    complete: bool = field(default=True, compare=False)  # False: described before models.dev
+
+    def refined(self) -> ModelInfo:
+        """Described again once the models.dev data is loaded, if it was not before."""
+        if self.complete or self.asked is None or not known.loaded():
+            return self
+        return describe(*self.asked)
 
     def cost(
         self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
@@ -51,13 +77,21 @@ KNOWN: tuple[tuple[str, str, ModelInfo], ...] = (
 
 
 def describe(provider: str, model_id: str, overrides: ModelSettings | None = None) -> ModelInfo:
+    """Never reads the models.dev data itself: before ``known.load`` the answer is provisional
+    (``refined`` completes it)."""
     info = next(
         (i for p, prefix, i in KNOWN if p == provider and model_id.startswith(prefix)), ModelInfo()
     )
-    if overrides is None:
-        return info
-    changes = {k: v for k, v in overrides.fields().items() if v is not None}
-    return replace(info, **changes)
+    sources: dict[str, str] = dict.fromkeys(FIGURES, DEFAULT)
+    changes: dict[str, object] = {}
+    figures = known.lookup(provider, model_id)
+    for name, value in figures.given().items() if figures else ():
+        changes[name], sources[name] = value, known.SOURCE
+    for name, value in overrides.fields().items() if overrides else ():
+        if value is not None:
+            changes[name], sources[name] = value, CONFIG
+    changes.update(sources=MappingProxyType(sources), complete=known.loaded())
+    return replace(info, **changes, asked=(provider, model_id, overrides))  # type: ignore[arg-type]
 
 
 class CataloguedModel:
@@ -67,7 +101,18 @@ class CataloguedModel:
 
     def __init__(self, model_id: str, info: ModelInfo) -> None:
         self.model_id = model_id
-        self.info = info
+        self._info = info
+
+    @property
+    def info(self) -> ModelInfo:
+        """The catalogue entry, completed from the models.dev data once that is loaded."""
+        if not self._info.complete and known.loaded():
+            self._info = self._info.refined()
+        return self._info
+
+    def learn(self) -> None:
+        """Load the models.dev data (blocking, ~90 ms once per process): call it off the loop."""
+        known.load()
 
     @property
     def name(self) -> str:
@@ -91,18 +136,3 @@ SUGGESTED: dict[str, tuple[str, ...]] = {
     "anthropic": ("claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"),
     "openai": ("gpt-5", "gpt-5-mini", "gpt-4.1"),
 }
-THINKING_PROVIDERS = ("anthropic", "openai", "openai-chat")
-
-
-def model_choices(settings: Settings, current: str) -> tuple[str, ...]:
-    """The models a session may switch to: the configured ones, then suggestions for every
-    provider that has a key."""
-    choices = [current, settings.model, *settings.fallback_models, *settings.models]
-    for provider, names in SUGGESTED.items():
-        if settings.provider(provider).api_key:
-            choices += [f"{provider}:{name}" for name in names]
-    return tuple(dict.fromkeys(c for c in choices if c))
-
-
-def takes_thought_level(spec: str) -> bool:
-    return spec.partition(":")[0] in THINKING_PROVIDERS

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 
 from agent_core.config import ProviderSettings
-from agent_core.errors import ModelError, ModelUnavailable, StreamInterrupted
+from agent_core.errors import ModelError, StreamInterrupted
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -28,7 +28,7 @@ from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen
 from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
-from agent_core.models.faults import after_start, error_message, from_status
+from agent_core.models.faults import after_start, from_status
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -44,6 +44,7 @@ class OpenAIClient:
         self._label = label
         self._model_id = model_id
         self._client: AsyncOpenAI | None = None
+        self.key_variable = "OPENAI_API_KEY"  # where the key comes from, for the fix we suggest
 
     def warm_up(self) -> None:
         if self._client is None:
@@ -91,14 +92,33 @@ class OpenAIClient:
         try:
             yield
         except openai.APIStatusError as exc:
-            message = error_message(exc.body, exc.message)
+            body = exc.body if exc.body is not None else exc.message
             error = from_status(
-                self._label, self._model_id, exc.status_code, message, exc.response.headers
-            )
+                self._label, self._model_id, exc.status_code, body, exc.response.headers,
+                exception=type(exc).__name__, key=self.key_variable,
+            )  # fmt: skip
             raise after_start(error, assembler.started) from exc
-        except openai.APIConnectionError as exc:
-            error = ModelUnavailable(f"cannot reach {self._label}: {exc}")
+        except openai.APIError as exc:  # no answer (connection, timeout), or a bad one
+            error = self.failed(getattr(exc, "body", None) or str(exc), type(exc).__name__)
             raise after_start(error, assembler.started) from exc
+
+    async def check(self, *, listed: bool) -> None:
+        """This model from the models endpoint (``listed``: looked for in the list, which every
+        OpenAI-compatible server has), raising the ``ModelError`` a request would."""
+        async with self.faults(ResponseAssembler()):
+            client = await self.client()
+            if not listed:
+                await client.models.retrieve(self._model_id)
+            elif self._model_id not in [model.id async for model in client.models.list()]:
+                raise from_status(
+                    self._label, self._model_id, 404, "not in the server's model list"
+                )
+
+    def failed(self, body: object, exception: str = "") -> ModelError:
+        """The core error for a failure without an HTTP error status (an error event)."""
+        return from_status(
+            self._label, self._model_id, None, body, exception=exception, key=self.key_variable
+        )
 
 
 class OpenAIResponsesModel(CataloguedModel):
@@ -111,7 +131,12 @@ class OpenAIResponsesModel(CataloguedModel):
         self._history = EncodedHistory(lambda m: items(_input_items(seen_by(m, info.images))))
 
     def warm_up(self) -> None:
+        self.learn()
         self._openai.warm_up()
+
+    async def check(self) -> None:
+        """Ask the models endpoint for this model: reachable, key accepted, model known."""
+        await self._openai.check(listed=False)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         from openai.types.responses import Response
@@ -151,11 +176,10 @@ class OpenAIResponsesModel(CataloguedModel):
                         yield assembler.complete(_finish(response), _usage(response.get("usage")))
                         return
                     elif kind == "response.failed":
-                        error = response_error(_object(event.get("response")).get("error"))
-                        raise after_start(error, assembler.started)
+                        failure = _object(event.get("response")).get("error")
+                        raise after_start(self._openai.failed(failure), assembler.started)
                     elif kind == "error":
-                        error = ModelError(f"OpenAI stream error: {event.get('message')}")
-                        raise after_start(error, assembler.started)
+                        raise after_start(self._openai.failed(event), assembler.started)
         raise StreamInterrupted("OpenAI's stream ended before the response was complete")
 
 
@@ -251,15 +275,6 @@ def _input_items(message: Message) -> list[dict[str, Any]]:
 
 def _input_image(image: ImagePart) -> dict[str, Any]:
     return {"type": "input_image", "image_url": f"data:{image.mime_type};base64,{image.data}"}
-
-
-def response_error(error: Any) -> ModelError:
-    fields = _object(error)
-    message = fields.get("message") or "the response failed"
-    code = str(fields.get("code") or "")
-    if code in ("rate_limit_exceeded", "server_error"):
-        return ModelUnavailable(f"OpenAI: {message}")
-    return ModelError(f"OpenAI: {message}")
 
 
 def _finish(response: dict[str, Any]) -> FinishReason:

@@ -51,7 +51,12 @@ class OpenAIChatModel(CataloguedModel):
         self._history = EncodedHistory(lambda m: items(_chat_items(seen_by(m, info.images))))
 
     def warm_up(self) -> None:
+        self.learn()
         self._openai.warm_up()
+
+    async def check(self) -> None:
+        """Look for this model in the server's model list: reachable, key accepted, model known."""
+        await self._openai.check(listed=True)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         from openai.types.chat import ChatCompletion, ChatCompletionChunk

@@ -80,8 +80,8 @@ def create_model(spec: str | None, settings: Settings) -> Model:
             f"(providers: {', '.join(provider_names(settings))}), "
             "e.g. HERON_MODEL=anthropic:claude-sonnet-4-5"
         )
-    chain = [_single(spec, settings)]
-    chain += [_single(fallback, settings) for fallback in settings.fallback_models]
+    chain = [single_model(spec, settings)]
+    chain += [single_model(fallback, settings) for fallback in settings.fallback_models]
     return ResilientModel(chain, settings.retry)
 
 
@@ -90,7 +90,8 @@ def provider_names(settings: Settings) -> list[str]:
     return list(dict.fromkeys([*settings.providers, *PRESETS]))
 
 
-def _single(spec: str, settings: Settings) -> Model:
+def single_model(spec: str, settings: Settings) -> Model:
+    """One model, without fallbacks or retries (``heron doctor`` checks each alone)."""
     name, _, model_id = spec.partition(":")
     provider = settings.provider(name)
     factory = API.get(provider.api)

@@ -1,8 +1,13 @@
 """Retries with jittered backoff (honouring Retry-After), then a fallback chain of models.
 
-A fault before anything was streamed is retried; after output reached the user it cannot be
-repeated, so it ends the response (``StreamInterrupted``). Each wait and each switch is announced
-as a ``StatusNotice`` so the editor shows it while it happens.
+A transient fault (``ModelUnavailable``: rate limit, overload, server error, timeout) before
+anything was streamed is retried, and once the retries are spent the next model of the chain
+takes over; after output reached the user it cannot be repeated, so it ends the response
+(``StreamInterrupted``). A model the provider does not have or does not let this key use
+(``ModelNotFound``, ``PermissionDenied``) hands over at once. Anything else (a rejected key, an
+empty account, an overflow the loop compacts for, a bad request) is raised as it is: another
+model would not help. Each wait and each switch is announced as a ``StatusNotice`` so the editor
+shows it while it happens.
 """
 
 from __future__ import annotations
@@ -13,8 +18,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 import anyio
 
 from agent_core.config import RetrySettings
-from agent_core.errors import ModelUnavailable, StreamInterrupted
+from agent_core.errors import (
+    ModelError,
+    ModelNotFound,
+    ModelUnavailable,
+    PermissionDenied,
+    StreamInterrupted,
+)
 from agent_core.models.base import Model, ModelRequest, StatusNotice, StreamEvent
+
+FALLBACK_ADVICE = ", or name another model to take over in fallback_models (config.toml)"
 
 
 class ResilientModel:
@@ -54,14 +67,14 @@ class ResilientModel:
         self._chain[0].warm_up()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        last_error: Exception | None = None
+        last_error: ModelError | None = None
         for position, model in enumerate(self._chain):
             if position:
                 self._active = model
                 yield StatusNotice(
                     "warning",
                     f"Switched to fallback model {model.name}",
-                    f"{self._chain[position - 1].name} kept failing: {last_error}",
+                    f"{self._chain[position - 1].name}: {last_error}",
                 )
             for attempt in range(1, self._retry.max_attempts + 1):
                 streamed = False
@@ -70,6 +83,11 @@ class ResilientModel:
                         streamed = True
                         yield event
                     return
+                except (ModelNotFound, PermissionDenied) as exc:
+                    if position == len(self._chain) - 1:
+                        raise
+                    last_error = exc
+                    break
                 except (ModelUnavailable, StreamInterrupted) as exc:
                     if streamed:  # the user saw part of it: repeating would duplicate it
                         raise
@@ -83,7 +101,13 @@ class ResilientModel:
                         f"{model.name}, attempt {attempt + 1} of {self._retry.max_attempts}",
                     )
                     await self._sleep(delay)
-        raise ModelUnavailable(f"{self._chain[-1].name} is unavailable: {last_error}")
+        name, alone = self._chain[-1].name, len(self._chain) == 1
+        advice = FALLBACK_ADVICE if alone else ""
+        raise ModelUnavailable(
+            f"{name} failed {self._retry.max_attempts} times, the last: "
+            f"{last_error}. Try again later{advice}.",
+            fault=getattr(last_error, "fault", "server_error"),
+        )
 
     def _delay(self, attempt: int, error: Exception) -> float:
         retry_after = getattr(error, "retry_after", None)

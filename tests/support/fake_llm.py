@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, cast
 
 from tests.support.pairing import anthropic_problem, chat_problem, responses_problem
-from tests.support.wire_extras import bedrock_frame, models_body
+from tests.support.wire_extras import bedrock_frame
 
 Stop = Literal["end_turn", "max_tokens", "tool_use", "refusal"]
 JSON = dict[str, Any]
@@ -79,6 +79,7 @@ class Failure:
     status: int
     retry_after: float | None = None
     message: str = "fake failure"
+    code: str | None = None  # the body's error type (Anthropic) or code and type (OpenAI)
 
 
 @dataclass
@@ -359,13 +360,21 @@ def _chat(reply: Reply, body: JSON) -> tuple[list[Event], int]:
 BUILDERS = {"anthropic": _anthropic, "responses": _responses, "chat": _chat}
 
 
-def _error_body(fmt: Format, status: int, message: str) -> JSON:
+def _error_body(fmt: Format, status: int, message: str, code: str | None = None) -> JSON:
     if fmt == "anthropic":
-        kind = ANTHROPIC_ERRORS.get(status, "api_error")
+        kind = code or ANTHROPIC_ERRORS.get(status, "api_error")
         error = {"type": kind, "message": message}
         return {"type": "error", "error": error, "request_id": _id("req_")}
-    kind, code = OPENAI_ERRORS.get(status, ("server_error", None))
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    kind, known = OPENAI_ERRORS.get(status, ("server_error", None))
+    kind, known = (code, code) if code else (kind, known)
+    return {"error": {"message": message, "type": kind, "param": None, "code": known}}
+
+
+def _model_entry(fmt: Format, model_id: str) -> JSON:
+    if fmt == "anthropic":
+        created = "2025-09-29T00:00:00Z"
+        return {"type": "model", "id": model_id, "display_name": model_id, "created_at": created}
+    return {"id": model_id, "object": "model", "created": 1759104000, "owned_by": "fake"}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -379,7 +388,7 @@ class _Handler(BaseHTTPRequestHandler):
         cast("_Server", self.server).fake.handle(self)
 
     def do_GET(self) -> None:
-        cast("_Server", self.server).fake.list_models(self)
+        cast("_Server", self.server).fake.handle_get(self)
 
 
 class _Server(ThreadingHTTPServer):
@@ -392,7 +401,9 @@ class FakeLLM:
         self.requests: list[RecordedRequest] = []
         self.events_sent: list[tuple[float, str]] = []
         self.url = ""
-        self.models: tuple[str, ...] = ("fake-model",)  # GET /v1/models: the list, its delay
+        # GET /v1/models (and /v1/models/<id>): the list as the APIs name the models, how long
+        # it takes, and the requests for it (apart from ``requests``: model requests only).
+        self.models: tuple[str, ...] = tuple(spec.partition(":")[2] for spec in MODELS.values())
         self.models_delay, self.listings = 0.0, list[RecordedRequest]()
         self._queue: list[Reply | Failure] = []
         self._routes: list[tuple[str, list[Reply | Failure]]] = []  # (marker, its replies)
@@ -400,6 +411,7 @@ class FakeLLM:
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self.accepted_keys: set[str] | None = None  # None: any key; else others answer 401
 
     def __enter__(self) -> FakeLLM:
         self._server = _Server(("127.0.0.1", 0), _Handler)
@@ -465,20 +477,6 @@ class FakeLLM:
         assert record.finished_at is not None
         return record.finished_at
 
-    def list_models(self, h: _Handler) -> None:
-        """``GET /v1/models`` (or ``/models``): ``self.models`` in the asker's format."""
-        path = h.path.split("?", 1)[0]
-        headers = {k.lower(): v for k, v in h.headers.items()}
-        record = RecordedRequest(path, headers, {}, time.monotonic())
-        self.listings.append(record)  # apart from ``requests``: the model requests only
-        time.sleep(self.models_delay)
-        found = path.removeprefix("/v1") == "/models"
-        body = models_body(self.models, anthropic="anthropic-version" in headers)
-        encoded = _json(body if found else {"error": {"message": f"no endpoint GET {path}"}})
-        self._head(h, record, 200 if found else 404, {"Content-Type": "application/json",
-                   "Content-Length": str(len(encoded.encode()))})  # fmt: skip
-        h.wfile.write(encoded.encode())
-
     def handle(self, h: _Handler) -> None:
         """Answer one request (on a server thread): the next queued reply, or an error."""
         arrived = (
@@ -508,6 +506,9 @@ class FakeLLM:
         try:
             if fmt is None:
                 self._error(h, record, "responses", Failure(404, None, f"no endpoint POST {path}"))
+            elif not self._key_accepted(headers):
+                rejected = Failure(401, None, "invalid x-api-key")
+                self._error(h, record, fmt, rejected, scripted=True)
             elif body.get("stream") is not True:
                 msg = f'POST {path} needs "stream": true in the body'
                 self._error(h, record, fmt, Failure(400, None, msg))
@@ -531,6 +532,46 @@ class FakeLLM:
                 record.finished_at = time.monotonic()
                 self._changed.notify_all()
 
+    def handle_get(self, h: _Handler) -> None:
+        """The models endpoint: the list, or one model (404 when it is not in ``models``)."""
+        path = h.path.split("?", 1)[0].removeprefix("/v1")
+        headers = {k.lower(): v for k, v in h.headers.items()}
+        record = RecordedRequest(path, headers, {}, time.monotonic())
+        with self._changed:
+            self.listings.append(record)
+            self._changed.notify_all()
+        time.sleep(self.models_delay)
+        fmt: Format = "anthropic" if "anthropic-version" in headers else "responses"
+        wanted = path.removeprefix("/models").strip("/")
+        if not self._key_accepted(headers):
+            self._error(h, record, fmt, Failure(401, None, "invalid x-api-key"), scripted=True)
+        elif not path.startswith("/models"):
+            self._error(h, record, fmt, Failure(404, None, f"no endpoint GET {path}"))
+        elif wanted and wanted not in self.models:
+            missing = Failure(404, None, f"model: {wanted}", "not_found_error")
+            if fmt != "anthropic":
+                missing = Failure(404, None, f"The model `{wanted}` does not exist")
+            self._error(h, record, fmt, missing, scripted=True)
+        else:
+            entries = [_model_entry(fmt, m) for m in self.models]
+            answer: JSON = {"object": "list", "data": entries}
+            if fmt == "anthropic":
+                answer = {"data": entries, "has_more": False, "first_id": None, "last_id": None}
+            data = _json(_model_entry(fmt, wanted) if wanted else answer).encode()
+            self._head(h, record, 200, {"Content-Type": "application/json"} | {
+                "Content-Length": str(len(data))
+            })  # fmt: skip
+            h.wfile.write(data)
+        with self._changed:
+            record.finished_at = time.monotonic()
+            self._changed.notify_all()
+
+    def _key_accepted(self, headers: dict[str, str]) -> bool:
+        if self.accepted_keys is None:
+            return True
+        key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+        return key in self.accepted_keys
+
     def _error(
         self,
         h: _Handler,
@@ -540,7 +581,7 @@ class FakeLLM:
         scripted: bool = False,
     ) -> None:
         message = fail.message if scripted else f"FakeLLM: {fail.message}"
-        data = _json(_error_body(fmt, fail.status, message)).encode()
+        data = _json(_error_body(fmt, fail.status, message, fail.code)).encode()
         headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
         if fail.retry_after is not None:
             headers["Retry-After"] = f"{fail.retry_after:g}"
