@@ -44,7 +44,8 @@ class OpenAIClient:
         self._label = label
         self._model_id = model_id
         self._client: AsyncOpenAI | None = None
-        self.key_variable = "OPENAI_API_KEY"  # where the key comes from, for the fix we suggest
+        # Where the key comes from, named in the fix a rejected key is told with.
+        self.key_variable = provider.key_variable or "OPENAI_API_KEY"
 
     def warm_up(self) -> None:
         if self._client is None:
