@@ -91,6 +91,7 @@ class AnthropicModel(CataloguedModel):
             )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        await self.learned()
         if self._client is None:
             await anyio.to_thread.run_sync(self._build)
         assert self._client is not None

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+import anyio
+
 from agent_core.config import ModelSettings
 from agent_core.models import known
 
@@ -113,6 +115,12 @@ class CataloguedModel:
     def learn(self) -> None:
         """Load the models.dev data (blocking, ~90 ms once per process): call it off the loop."""
         known.load()
+
+    async def learned(self) -> None:
+        """The models.dev data loaded before a request (by the warm-up, which this waits for,
+        or here, off the loop), so that even a first response's usage has its cost."""
+        if not known.loaded():
+            await anyio.to_thread.run_sync(known.load)
 
     @property
     def name(self) -> str:

@@ -140,6 +140,7 @@ class OpenAIResponsesModel(CataloguedModel):
         await self._openai.check(listed=False)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        await self.learned()
         from openai.types.responses import Response
 
         assembler = ResponseAssembler()

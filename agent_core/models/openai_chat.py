@@ -59,6 +59,7 @@ class OpenAIChatModel(CataloguedModel):
         await self._openai.check(listed=True)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        await self.learned()
         from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
         assembler = ResponseAssembler()
