@@ -8,7 +8,6 @@ purpose: ``pydantic-settings`` costs ~120 ms to import, more than the whole budg
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -492,13 +491,6 @@ def _mcp_servers(table: dict[str, Any]) -> tuple[McpServerSpec, ...]:
     return tuple(servers)
 
 
-def child_environment(keep: frozenset[str] = frozenset()) -> dict[str, str]:
-    """The environment for the processes Heron starts (commands, scripts, MCP servers): ours,
-    minus every secret by name or by value (``safety.secrets``), unless its name is kept."""
-    return dict(scrubbed_environment(keep).kept)
-
-
-@functools.cache  # the environment does not change while Heron runs
 def scrubbed_environment(keep: frozenset[str] = frozenset()) -> Scrubbed:
     """Our environment split into what children see and the secrets they do not."""
     from agent_core.safety.secrets import scrub

@@ -13,12 +13,11 @@ secret (an API key, a token) is refused, since it would reach every later system
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agent_core.atomic import write_atomically
 from agent_core.config import Settings
 from agent_core.errors import ToolError
 from agent_core.safety.injection import screen
@@ -98,11 +97,7 @@ class Memory:
                 "replace or remove entries first."
             )
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=f".{kind}.")
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(new)
-            Path(temporary).replace(self.path(kind))  # whole, or not at all
+            write_atomically(self.path(kind), new.encode("utf-8"))
         except OSError as exc:
             raise ToolError(
                 f"Not remembered: {self.folder} cannot be written ({exc.strerror})."

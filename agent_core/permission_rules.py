@@ -11,15 +11,13 @@ disk, a ``$HERON_HOME`` that cannot be written) still holds for this store's ses
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, cast
 
 from agent_core.approvals import RuleCategory
+from agent_core.atomic import write_atomically
 
 log = logging.getLogger("heron.permissions")
 
@@ -82,13 +80,5 @@ class JsonRuleStore:
         return cast(dict[str, dict[str, list[str]]], data) if isinstance(data, dict) else {}
 
     def _write(self, data: dict[str, dict[str, list[str]]]) -> None:
-        self._file.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=self._file.parent, prefix=".permissions.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=2, sort_keys=True)
-            Path(temp).replace(self._file)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                Path(temp).unlink()  # a full disk leaves no half-written file behind
-            raise
+        text = json.dumps(data, indent=2, sort_keys=True)
+        write_atomically(self._file, text.encode("utf-8"))  # a full disk leaves no half file

@@ -10,13 +10,13 @@ the workspace root first: a symlinked folder cannot lead a restore elsewhere.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 
+from agent_core.atomic import write_atomically
 from agent_core.checkpoints.plan import Change, RestorePlan
 from agent_core.errors import ToolError
 from agent_core.events import DiffContent, TextContent, ToolContent
@@ -81,7 +81,7 @@ async def _write(change: Change, path: Path, data: bytes, workspace: Workspace) 
     if (text := _text(data)) is not None:
         await workspace.write_text(path, text)  # through the editor, when it offers it
     else:
-        await anyio.to_thread.run_sync(_write_bytes, path, data)
+        await anyio.to_thread.run_sync(write_atomically, path, data)
     await anyio.to_thread.run_sync(_set_mode, path, 0o755 if mode == EXECUTABLE else 0o644)
 
 
@@ -95,18 +95,6 @@ def _make_room(path: Path, for_link: bool) -> None:
 def _set_mode(path: Path, wanted: int) -> None:
     if path.stat().st_mode & 0o777 != wanted:
         path.chmod(wanted)
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".heron-tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _delete(path: Path, root: Path) -> None:

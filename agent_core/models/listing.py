@@ -19,6 +19,7 @@ from typing import Any, cast
 
 import anyio
 
+from agent_core.atomic import write_atomically
 from agent_core.providers import ProviderSettings
 
 log = logging.getLogger(__name__)
@@ -172,9 +173,6 @@ def _write(path: Path, lists: Mapping[str, Listed]) -> None:
         for name, e in lists.items()
     }
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".tmp")
-        partial.write_text(json.dumps({"version": 1, "providers": entries}), encoding="utf-8")
-        partial.replace(path)
+        write_atomically(path, json.dumps({"version": 1, "providers": entries}).encode("utf-8"))
     except OSError as exc:
         log.info("cannot keep the model lists in %s: %s", path, exc)

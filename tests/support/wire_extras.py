@@ -7,20 +7,6 @@ import base64
 import json
 import struct
 import zlib
-from typing import Any
-
-
-def models_body(models: tuple[str, ...], *, anthropic: bool) -> dict[str, Any]:
-    """``GET /v1/models``: Anthropic's page of models, or OpenAI's list."""
-    if anthropic:
-        data = [
-            {"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"}
-            for m in models
-        ]
-        first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
-        return {"data": data, "has_more": False, "first_id": first, "last_id": last}
-    data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in models]
-    return {"object": "list", "data": data}
 
 
 def bedrock_frame(event: bytes) -> bytes:
