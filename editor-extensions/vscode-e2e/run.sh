@@ -122,77 +122,15 @@ USER_DATA="$TMP/user-data"
 EXTENSIONS="$TMP/extensions"
 SCRIPT_JSON="$TMP/model-script.json"
 export HERON_HOME="$TMP/heron-home"
-mkdir -p "$WORKSPACE/src" "$USER_DATA/User" "$EXTENSIONS" "$HERON_HOME"
+# code-server keeps a config.yaml (with a password) and logs under XDG folders: the temporary ones.
+export XDG_CONFIG_HOME="$TMP/xdg-config" XDG_DATA_HOME="$TMP/xdg-data"
+mkdir -p "$WORKSPACE" "$USER_DATA/User" "$EXTENSIONS" "$HERON_HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME"
 rm -rf "$ARTIFACTS"
 mkdir -p "$ARTIFACTS"
 
-cat >"$WORKSPACE/README.md" <<'EOF'
-# Sample workspace
-
-A tiny project for Heron's browser end-to-end test.
-EOF
-cat >"$WORKSPACE/src/hello.py" <<'EOF'
-def greet(name: str) -> str:
-    return f"Hello, {name}!"
-
-
-if __name__ == "__main__":
-    print(greet("world"))
-EOF
-
-PROMPT="Are you there, Heron?"
-ANSWER="Heron is here and working."
-EDIT_PROMPT="Please rename greet to welcome in src/hello.py."
-EDIT_ANSWER="Renamed greet to welcome in src/hello.py."
-# What src/hello.py must hold on disk once the edit is applied.
-EXPECTED_HELLO='def welcome(name: str) -> str:
-    return f"Hello, {name}!"
-
-
-if __name__ == "__main__":
-    print(welcome("world"))
-'
-# The scripted model (agent_core/models/scripted.py). First prompt: reads a file through the
-# editor (a tool call, shown in the chat), then answers with a sentence the test looks for.
-# Second prompt (the n-th model call of a turn plays the n-th reply): reads the file (the
-# stale-read guard refuses an edit of a file not read), edits it with edit_file (mode "ask":
-# reviewed in a diff editor with a modal Apply / Reject), then answers.
-cat >"$SCRIPT_JSON" <<EOF
-{
-  "chunk_delay": 0.02,
-  "rules": [
-    {
-      "match": "are you there",
-      "replies": [
-        [
-          {"thinking": "Let me look at the sample first."},
-          {"tool_call": {"name": "read_file", "arguments": {"path": "src/hello.py"}}}
-        ],
-        [
-          {"text": "$ANSWER I read \`src/hello.py\`: it defines \`greet()\`."}
-        ]
-      ]
-    },
-    {
-      "match": "rename greet to welcome",
-      "replies": [
-        [
-          {"tool_call": {"name": "read_file", "arguments": {"path": "src/hello.py"}}}
-        ],
-        [
-          {"tool_call": {"name": "edit_file", "arguments": {"path": "src/hello.py", "edits": [
-            {"old_string": "def greet(name: str)", "new_string": "def welcome(name: str)"},
-            {"old_string": "print(greet(", "new_string": "print(welcome("}
-          ]}}}
-        ],
-        [
-          {"text": "$EDIT_ANSWER"}
-        ]
-      ]
-    }
-  ]
-}
-EOF
+# The sample workspace and the scripted model's replies (agent_core/models/scripted.py): all in
+# scenario.mjs, which browser.mjs reads too.
+node "$HERE/scenario.mjs" "$WORKSPACE" "$SCRIPT_JSON"
 
 json_str() { node -e 'process.stdout.write(JSON.stringify(process.argv[1]))' "$1"; }
 # heron.path, heron.model and heron.mode are machine-scoped (a cloned repository cannot set
@@ -220,6 +158,7 @@ cat >"$USER_DATA/User/settings.json" <<EOF
   "extensions.autoUpdate": false,
   "extensions.ignoreRecommendations": true,
   "git.enabled": false,
+  "terminal.integrated.gpuAcceleration": "off",
   "window.restoreWindows": "none"
 }
 EOF
@@ -268,7 +207,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-cs() { "$NODE24" "$CS_DIR/out/node/entry.js" "$@"; }
+cs() { "$NODE24" "$CS_DIR/out/node/entry.js" --config "$TMP/code-server.yaml" "$@"; }
 say "installing the vsix into code-server"
 cs --user-data-dir "$USER_DATA" --extensions-dir "$EXTENSIONS" --install-extension "$VSIX" \
   >"$ARTIFACTS/install-extension.log" 2>&1 || {
@@ -283,7 +222,7 @@ ls "$EXTENSIONS" | grep -q '^heron\.' || {
 PORT="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 say "starting code-server on 127.0.0.1:$PORT"
 # setsid: its own process group, so that cleanup ends exactly what this script started.
-setsid "$NODE24" "$CS_DIR/out/node/entry.js" \
+setsid "$NODE24" "$CS_DIR/out/node/entry.js" --config "$TMP/code-server.yaml" \
   --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
   --disable-workspace-trust --disable-getting-started-override \
   --user-data-dir "$USER_DATA" --extensions-dir "$EXTENSIONS" "$WORKSPACE" \
@@ -301,9 +240,7 @@ curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || die "code-server did no
 say "running browser.mjs"
 E2E_URL="http://127.0.0.1:$PORT/?folder=$WORKSPACE" \
   E2E_ARTIFACTS="$ARTIFACTS" E2E_CHROMIUM="$CHROMIUM" \
-  E2E_PROMPT="$PROMPT" E2E_ANSWER="$ANSWER" E2E_BROWSER_PID_FILE="$BROWSER_PID_FILE" \
-  E2E_EDIT_PROMPT="$EDIT_PROMPT" E2E_EDIT_ANSWER="$EDIT_ANSWER" \
-  E2E_WORKSPACE="$WORKSPACE" E2E_EXPECTED_HELLO="$EXPECTED_HELLO" \
+  E2E_BROWSER_PID_FILE="$BROWSER_PID_FILE" E2E_WORKSPACE="$WORKSPACE" \
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
   setsid timeout --kill-after=10 "${E2E_TIMEOUT_S:-300}" node "$HERE/browser.mjs" &
 # In the background (own process group) and waited for, so that a TERM/INT to this script is

@@ -1,0 +1,103 @@
+// The browser test's scenario in one place: the sample workspace, the scripted model's replies and
+// what the test expects to see. browser.mjs imports it; run.sh runs it to write the files:
+//   node scenario.mjs <workspace dir> <model script path>
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const HELLO_BEFORE = `def greet(name: str) -> str:
+    return f"Hello, {name}!"
+
+
+if __name__ == "__main__":
+    print(greet("world"))
+`;
+
+/** What src/hello.py holds once the edit is applied. */
+export const HELLO_AFTER = HELLO_BEFORE.replace("def greet(", "def welcome(").replace("print(greet(", "print(welcome(");
+
+/** The prompts, in the order the test sends them, with what the scripted model answers. */
+export const READ = {
+  prompt: "Are you there, Heron?",
+  answer: "Heron is here and working.",
+};
+export const EDIT = {
+  prompt: "Please rename greet to welcome in src/hello.py.",
+  answer: "Renamed greet to welcome in src/hello.py.",
+};
+/** A command with a long output: shown live in a VS Code terminal, its output in the card. */
+export const COMMAND = {
+  prompt: "Count to 300 in the terminal.",
+  command: "seq -f 'line %g of 300' 1 300",
+  lines: 300,
+  answer: "Counted to 300.",
+};
+/** A reply that streams, then pauses long enough for the test to stop it half-way. */
+export const STREAM = {
+  prompt: "Tell me a long story.",
+  start: "Once upon a time a heron stood in a river, waiting.",
+  end: "THE END of the story.",
+};
+/** The session's title in the session picker: Heron titles a session with its first prompt. */
+export const SESSION_TITLE = READ.prompt;
+
+const text = (value) => ({ text: value });
+const call = (name, args) => ({ tool_call: { name, arguments: args } });
+
+/** agent_core/models/scripted.py: the n-th model call of a turn plays the n-th reply of the rule. */
+export function modelScript() {
+  return {
+    chunk_delay: 0.02,
+    rules: [
+      {
+        match: "are you there",
+        replies: [
+          [{ thinking: "Let me look at the sample first." }, call("read_file", { path: "src/hello.py" })],
+          [text(`${READ.answer} I read \`src/hello.py\`: it defines \`greet()\`.`)],
+        ],
+      },
+      {
+        match: "rename greet to welcome",
+        replies: [
+          // The stale-read guard refuses an edit of a file not read in this turn.
+          [call("read_file", { path: "src/hello.py" })],
+          [
+            call("edit_file", {
+              path: "src/hello.py",
+              edits: [
+                { old_string: "def greet(name: str)", new_string: "def welcome(name: str)" },
+                { old_string: "print(greet(", new_string: "print(welcome(" },
+              ],
+            }),
+          ],
+          [text(EDIT.answer)],
+        ],
+      },
+      {
+        match: "count to 300",
+        replies: [[call("terminal", { command: COMMAND.command })], [text(COMMAND.answer)]],
+      },
+      {
+        match: "long story",
+        replies: [[text(STREAM.start), { sleep: 60 }, text(STREAM.end)]],
+      },
+    ],
+  };
+}
+
+export function writeWorld(workspace, scriptPath) {
+  mkdirSync(join(workspace, "src"), { recursive: true });
+  writeFileSync(join(workspace, "README.md"), "# Sample workspace\n\nA tiny project for Heron's browser end-to-end test.\n");
+  writeFileSync(join(workspace, "src", "hello.py"), HELLO_BEFORE);
+  mkdirSync(dirname(scriptPath), { recursive: true });
+  writeFileSync(scriptPath, `${JSON.stringify(modelScript(), null, 2)}\n`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [workspace, scriptPath] = process.argv.slice(2);
+  if (!workspace || !scriptPath) {
+    console.error("usage: node scenario.mjs <workspace dir> <model script path>");
+    process.exit(2);
+  }
+  writeWorld(workspace, scriptPath);
+}
