@@ -106,8 +106,10 @@ test("CHANGELOG.md has an entry for the current version", () => {
 test("the .vsix holds the manifest, readme, changelog, licence, icon and bundle, and no sources or tests", { timeout: 60_000 }, () => {
   if (!existsSync("dist/extension.js")) execFileSync(process.execPath, ["esbuild.mjs"]);
   const out = join(mkdtempSync(join(tmpdir(), "heron-vsix-")), "heron.vsix");
-  // What `npm run package` runs, into a temporary file.
-  execFileSync(join("node_modules", ".bin", "vsce"), ["package", "--no-dependencies", "-o", out], { stdio: "pipe" });
+  // The vsce command of `npm run package`, writing to a temporary file instead of heron.vsix.
+  const vsce = /\bvsce (.*) -o heron\.vsix$/.exec(published().scripts.package ?? "")?.[1]?.split(" ");
+  assert.ok(vsce, "the package script ends with vsce ... -o heron.vsix");
+  execFileSync(join("node_modules", ".bin", "vsce"), [...vsce, "-o", out], { stdio: "pipe" });
   const entries = zipEntries(readFileSync(out));
   // vsce stores README.md and CHANGELOG.md as readme.md and changelog.md; VS Code finds them so.
   const names = [...entries.keys()].map((n) => n.toLowerCase());
@@ -121,6 +123,10 @@ test("the .vsix holds the manifest, readme, changelog, licence, icon and bundle,
   );
   const packaged = JSON.parse(entries.get("extension/package.json")?.toString("utf8") ?? "{}") as Published;
   assert.equal(packaged.version, published().version);
+  // Relative links in the readme point into this folder of the repository, not its root.
+  const readme = entries.get("extension/readme.md")?.toString("utf8") ?? "";
+  const links = [...readme.matchAll(/\]\((https:\/\/github\.com\/heron-agent\/heron\/[^)]*)\)/g)].map((m) => m[1]);
+  assert.ok(links.includes("https://github.com/heron-agent/heron/blob/HEAD/editor-extensions/vscode/CHANGELOG.md"), links.join(" "));
   const vsixManifest = entries.get("extension.vsixmanifest")?.toString("utf8") ?? "";
   assert.match(vsixManifest, /<Identity [^>]*Id="heron-vscode" Version="[\d.]+" Publisher="heron-agent"/);
   assert.match(vsixManifest, /<Icon>extension\/media\/icon\.png<\/Icon>/);
