@@ -60,7 +60,7 @@ export interface AgentConnection {
   initialize: InitializeResponse;
 }
 
-const CLIENT_INFO = { name: "heron-vscode", title: "Heron for VS Code", version: "0.1.0" };
+export const CLIENT_INFO = { name: "heron-vscode", title: "Heron for VS Code", version: "0.2.0" };
 
 /** Copies the bytes of one direction to the log, one ACP message per line. */
 function tap(direction: "->" | "<-", log: Log): TransformStream<Uint8Array, Uint8Array> {

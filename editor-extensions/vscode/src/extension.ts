@@ -4,6 +4,7 @@ import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { agentEnv, type AgentCommand } from "./agentProcess";
 import { ChatViewProvider } from "./chatView";
 import { VscodeDiagnosticsHandler } from "./diagnosticsHandler";
+import { EditedFileRevealer } from "./editedFileReveal";
 import { VscodeFsHandler } from "./fsHandler";
 import type { Log } from "./log";
 import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "./permissionPrompt";
@@ -55,14 +56,18 @@ export function activate(context: vscode.ExtensionContext): void {
   const proposals = new ProposalProvider();
   const terminals = new VscodeTerminalHandler();
   const diagnostics = new VscodeDiagnosticsHandler();
+  const edited = new EditedFileRevealer({
+    enabled: () => settings().get<boolean>("showEditedFile", true),
+    log: (message) => log.info(message),
+  });
   let state: SessionState = "stopped";
 
   const session: SessionController = new SessionController({
     agentCommand,
     initialMode: () => settings().get<string>("mode", "ask"),
-    fs: new VscodeFsHandler(),
+    fs: new VscodeFsHandler((write) => void edited.written(write)),
     terminals,
-    permissions: new VscodePermissionPrompter(proposals),
+    permissions: new VscodePermissionPrompter(proposals, (path) => edited.reviewApplied(path)),
     diagnostics,
     log,
     listener: {

@@ -3,6 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import * as vscode from "vscode";
 import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest } from "@agentclientprotocol/sdk";
 import type { FsHandler } from "./connection";
+import type { AppliedWrite } from "./editedFileReveal";
 import { sliceLines } from "./text";
 
 function openDocument(path: string): vscode.TextDocument | undefined {
@@ -19,6 +20,9 @@ async function exists(path: string): Promise<boolean> {
 }
 
 export class VscodeFsHandler implements FsHandler {
+  /** `onWritten`: told of each write once it is saved (not awaited: the agent's answer goes first). */
+  constructor(private readonly onWritten?: (write: AppliedWrite) => void) {}
+
   /** Unsaved editor buffers win over the file on disk. */
   async readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {
     const document = openDocument(params.path);
@@ -30,9 +34,11 @@ export class VscodeFsHandler implements FsHandler {
   async writeTextFile(params: WriteTextFileRequest): Promise<void> {
     const uri = vscode.Uri.file(params.path);
     const edit = new vscode.WorkspaceEdit();
+    let before = "";
     if (openDocument(params.path) || (await exists(params.path))) {
       const document = await vscode.workspace.openTextDocument(uri);
-      const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
+      before = document.getText();
+      const whole = new vscode.Range(document.positionAt(0), document.positionAt(before.length));
       edit.replace(uri, whole, params.content);
     } else {
       // overwrite: if the file appeared since we looked, it is replaced, not appended to.
@@ -44,5 +50,6 @@ export class VscodeFsHandler implements FsHandler {
     }
     const document = await vscode.workspace.openTextDocument(uri);
     if (!(await document.save())) throw new Error(`VS Code could not save ${params.path}`);
+    this.onWritten?.({ path: params.path, before, after: document.getText() });
   }
 }

@@ -1,9 +1,9 @@
-// session/request_permission: edits are reviewed in a diff editor with Apply / Reject;
-// anything else is a quick pick of the agent's options.
+// session/request_permission: edits are reviewed in a diff editor with a modal question;
+// anything else is a quick pick of the agent's options. Labels come from ./permissions.
 import { stat } from "node:fs/promises";
 import * as vscode from "vscode";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
-import { diffChoices, findDiff, outcomeFor, plainChoices, type PermissionChoice } from "./permissions";
+import { diffChoices, findDiff, isAllowed, outcomeFor, plainChoices, type PermissionChoice } from "./permissions";
 import type { PermissionPrompter } from "./session";
 
 export const PROPOSAL_SCHEME = "heron-proposal";
@@ -65,7 +65,11 @@ function answer(picked: string | undefined | typeof ABORTED, choices: readonly P
 }
 
 export class VscodePermissionPrompter implements PermissionPrompter {
-  constructor(private readonly proposals: ProposalProvider) {}
+  /** `onApplied`: told the file's path when the user applies a reviewed edit, before the agent hears. */
+  constructor(
+    private readonly proposals: ProposalProvider,
+    private readonly onApplied?: (path: string) => void,
+  ) {}
 
   async request(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
     const title = params.toolCall.title ?? "Heron wants to run a tool";
@@ -74,12 +78,12 @@ export class VscodePermissionPrompter implements PermissionPrompter {
       const choices = plainChoices(params.options);
       const picked = await untilAborted(
         vscode.window.showQuickPick(
-          choices.map((c) => c.label),
+          choices.map(({ label, description }) => ({ label, description })),
           { title: `Heron: ${title}`, placeHolder: "Allow this?", ignoreFocusOut: true },
         ),
         signal,
       );
-      return answer(picked, choices);
+      return answer(picked === ABORTED ? ABORTED : picked?.label, choices);
     }
 
     // Left: the current content (the live document when the file exists); right: the proposal.
@@ -106,7 +110,9 @@ export class VscodePermissionPrompter implements PermissionPrompter {
         ),
         signal,
       );
-      return answer(picked, choices);
+      const response = answer(picked, choices);
+      if (isAllowed(response, choices)) this.onApplied?.(diff.path);
+      return response;
     } finally {
       await closeDiffOf(proposed);
       for (const uri of created) this.proposals.remove(uri);

@@ -1,4 +1,8 @@
 // Maps ACP permission options to the buttons shown to the user. Pure: no vscode.
+//
+// A label says what the answer does. The agent's option name is used when it says more than a
+// bare yes/no ("Allow all edits this session", "Always allow `git status` here"); a generic name
+// ("Always", "Allow once", "Deny") is replaced by a label built from the option's kind.
 import type {
   Diff,
   PermissionOption,
@@ -9,31 +13,88 @@ import type {
 
 export interface PermissionChoice {
   label: string;
+  /** Quick pick only: the answer's scope (once / always) when the label does not say it. */
+  description?: string;
   optionId: string;
   kind: PermissionOptionKind;
 }
 
-const DIFF_LABELS: Record<PermissionOptionKind, string> = {
+/** Words that only say yes or no, once or always: a name made of these alone names nothing. */
+const DECISION_WORDS = new Set([
+  "allow", "allowed", "always", "once", "only", "reject", "deny", "never", "yes", "no", "ok", "okay",
+  "apply", "accept", "approve", "decline", "cancel", "skip", "this", "time", "just", "and", "all",
+  "dont", "don't", "not", "do",
+]);
+
+/** Whether `name` is a bare decision ("Allow", "Always allow", "No"), saying nothing of its object. */
+export function isGenericName(name: string): boolean {
+  const words = name.toLowerCase().match(/[a-z']+/g) ?? [];
+  return words.every((word) => DECISION_WORDS.has(word));
+}
+
+/** Edit review buttons for options whose names are generic. */
+const EDIT_LABELS: Record<PermissionOptionKind, string> = {
   allow_once: "Apply",
-  allow_always: "Always",
+  allow_always: "Always allow edits",
   reject_once: "Reject",
-  reject_always: "Never",
+  reject_always: "Always reject edits",
 };
 
-/** Buttons for an edit with a diff: Apply / Always / Reject / Never, in the agent's order. */
+/** Quick pick labels for options without a name. */
+const PLAIN_LABELS: Record<PermissionOptionKind, string> = {
+  allow_once: "Allow",
+  allow_always: "Always allow",
+  reject_once: "Reject",
+  reject_always: "Always reject",
+};
+
+const SCOPES: Record<PermissionOptionKind, string> = {
+  allow_once: "once: only this request",
+  allow_always: "always: not asked again",
+  reject_once: "once: only this request",
+  reject_always: "always: rejected without asking",
+};
+
+/** Words by which a name already states how long the answer holds. */
+const SCOPE_WORDS = /\b(always|never|once|again|session|forever|permanently|every|all)\b|this time|from now on/i;
+
+const isAlways = (kind: PermissionOptionKind): boolean => kind === "allow_always" || kind === "reject_always";
+
+/** Buttons for an edit with a diff, in the agent's order; e.g. Apply / Allow all edits this session / Reject. */
 export function diffChoices(options: readonly PermissionOption[]): PermissionChoice[] {
-  const used = new Set<string>();
-  return options.map((option) => {
-    let label = DIFF_LABELS[option.kind];
-    if (used.has(label)) label = `${label}: ${option.name}`;
-    used.add(label);
-    return { label, optionId: option.optionId, kind: option.kind };
+  const labels = unique(options.map((o) => (isGenericName(o.name) ? EDIT_LABELS[o.kind] : o.name.trim())), options);
+  return options.map((option, i) => ({ label: labels[i] ?? option.name, optionId: option.optionId, kind: option.kind }));
+}
+
+/**
+ * Quick-pick entries for any other permission request: the agent's own names, with the scope as
+ * a description when the agent offers a choice of scope and the name does not state it.
+ */
+export function plainChoices(options: readonly PermissionOption[]): PermissionChoice[] {
+  const labels = unique(options.map((o) => o.name.trim() || PLAIN_LABELS[o.kind]), options);
+  const scoped = options.some((o) => isAlways(o.kind));
+  return options.map((option, i) => {
+    const label = labels[i] ?? option.name;
+    const choice: PermissionChoice = { label, optionId: option.optionId, kind: option.kind };
+    if (scoped && !SCOPE_WORDS.test(label)) choice.description = SCOPES[option.kind];
+    return choice;
   });
 }
 
-/** Quick-pick entries for any other permission request: the agent's own names. */
-export function plainChoices(options: readonly PermissionOption[]): PermissionChoice[] {
-  return options.map((o) => ({ label: o.name, optionId: o.optionId, kind: o.kind }));
+/**
+ * Labels made distinct: a repeated one becomes the option's own name when that is free, else
+ * gets a number ("Apply (2)"). Answers are matched by label, so two must never be equal.
+ */
+function unique(labels: readonly string[], options: readonly PermissionOption[]): string[] {
+  const used = new Set<string>();
+  return labels.map((label, i) => {
+    let chosen = label;
+    const name = options[i]?.name.trim() ?? "";
+    if (used.has(chosen) && name && !used.has(name)) chosen = name;
+    for (let n = 2; used.has(chosen); n++) chosen = `${label} (${n})`;
+    used.add(chosen);
+    return chosen;
+  });
 }
 
 /**
@@ -48,6 +109,14 @@ export function outcomeFor(
     label === undefined ? choices.find((c) => c.kind === "reject_once") : choices.find((c) => c.label === label);
   if (!choice) return { outcome: { outcome: "cancelled" } };
   return { outcome: { outcome: "selected", optionId: choice.optionId } };
+}
+
+/** Whether the response applies the change: one of the agent's allow options was chosen. */
+export function isAllowed(response: RequestPermissionResponse, choices: readonly PermissionChoice[]): boolean {
+  const { outcome } = response;
+  if (outcome.outcome !== "selected") return false;
+  const kind = choices.find((c) => c.optionId === outcome.optionId)?.kind;
+  return kind === "allow_once" || kind === "allow_always";
 }
 
 /** The first diff on the tool call, if the request is about an edit. */

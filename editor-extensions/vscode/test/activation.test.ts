@@ -137,6 +137,9 @@ test("a prompt typed in the chat view streams back into it, with the edit review
     assert.equal(view.posted.filter((m) => m.type === "busy").at(-1)?.busy, false);
     assert.ok(stub.executed.some((e) => e.command === "vscode.diff"));
     assert.equal(readFileSync(join(ws, "notes.md"), "utf8"), "# Notes\n\ntodo: ship it\n");
+    // After Apply the edited file is shown, its changed line (the third) centred.
+    const notesShown = stub.shownDocuments.find((d) => d.uri.fsPath === join(ws, "notes.md"));
+    assert.equal(notesShown?.revealed[0]?.range.start.line, 2);
     assert.ok(status.text.endsWith("(ask)"), status.text);
 
     // Switch Mode: a quick pick of the session's modes, then session/set_mode.

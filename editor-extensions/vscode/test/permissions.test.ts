@@ -23,21 +23,21 @@ function editRequest(path: string, oldText: string | null, newText: string): Req
   };
 }
 
-function prompter(): VscodePermissionPrompter {
+function prompter(onApplied?: (path: string) => void): VscodePermissionPrompter {
   const proposals = new ProposalProvider();
   workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, proposals);
-  return new VscodePermissionPrompter(proposals);
+  return new VscodePermissionPrompter(proposals, onApplied);
 }
 
 beforeEach(() => stub.reset());
 
-test("option kinds map to Apply / Always / Reject", () => {
+test("generic option names map to Apply / Always allow edits / Reject; dismissing is the reject option", () => {
   const choices = diffChoices(OPTIONS);
   assert.deepEqual(
     choices.map((c) => [c.label, c.optionId]),
     [
       ["Apply", "yes"],
-      ["Always", "always"],
+      ["Always allow edits", "always"],
       ["Reject", "no"],
     ],
   );
@@ -54,7 +54,7 @@ test("Apply opens vscode.diff (current file vs proposal) and returns the allow o
   stub.ui.answerMessage = (_message, items) => {
     const diff = stub.executed.find((e) => e.command === "vscode.diff");
     proposedWhenAsked = diff ? stub.virtualText(diff.args[1] as Uri) : undefined;
-    assert.deepEqual(items, ["Apply", "Always", "Reject"]);
+    assert.deepEqual(items, ["Apply", "Always allow edits", "Reject"]);
     return "Apply";
   };
   const response = await prompter().request(editRequest(path, "old\n", "new\n"), new AbortController().signal);
@@ -150,4 +150,43 @@ test("a request without a diff is a quick pick of the agent's option names", asy
   assert.deepEqual(stub.quickPicks, [["Allow", "Always allow", "Reject"]]);
   assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "always" } });
   assert.equal(stub.executed.length, 0, "no diff editor for a command");
+});
+
+test("the quick pick says the scope of each answer whose name does not", async () => {
+  const options: PermissionOption[] = [
+    { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+    { optionId: "allow_always", name: "Always allow `git status` here", kind: "allow_always" },
+    { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+    { optionId: "reject_always", name: "Always reject `git status` here", kind: "reject_always" },
+  ];
+  stub.ui.answerQuickPick = (labels) => labels[1];
+  const response = await prompter().request(
+    { sessionId: "s1", toolCall: { toolCallId: "c4", title: "Run git status" }, options },
+    new AbortController().signal,
+  );
+  assert.deepEqual(response, { outcome: { outcome: "selected", optionId: "allow_always" } });
+  assert.deepEqual(stub.quickPickItems[0], [
+    { label: "Allow", description: "once: only this request" },
+    { label: "Always allow `git status` here", description: undefined },
+    { label: "Reject", description: "once: only this request" },
+    { label: "Always reject `git status` here", description: undefined },
+  ]);
+});
+
+test("applying a reviewed edit (once or always) reports its path; rejecting, dismissing or cancelling does not", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "heron-perm-")), "x.txt");
+  const applied: string[] = [];
+  const ask = (answer: string | undefined, signal = new AbortController().signal): Promise<unknown> => {
+    stub.ui.answerMessage = () => answer;
+    return prompter((p) => applied.push(p)).request(editRequest(path, null, "x"), signal);
+  };
+  await ask("Reject");
+  await ask(undefined);
+  const aborted = new AbortController();
+  aborted.abort();
+  await ask("Apply", aborted.signal);
+  assert.deepEqual(applied, []);
+  await ask("Apply");
+  await ask("Always allow edits");
+  assert.deepEqual(applied, [path, path]);
 });

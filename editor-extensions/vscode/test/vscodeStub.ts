@@ -87,6 +87,9 @@ export class TextDocument {
   get fileName(): string {
     return this.uri.fsPath;
   }
+  get lineCount(): number {
+    return this.text.split("\n").length;
+  }
   getText(range?: Range): string {
     if (!range) return this.text;
     return this.text.slice(this.offsetAt(range.start), this.offsetAt(range.end));
@@ -168,8 +171,8 @@ export const stub = {
   inputBoxes: 0,
   /** The items of each quick pick as given (with descriptions). */
   quickPickItems: [] as unknown[][],
-  /** Documents shown with window.showTextDocument. */
-  shownDocuments: [] as { uri: Uri; options: unknown }[],
+  /** Documents shown with window.showTextDocument, with what was revealed in each editor. */
+  shownDocuments: [] as ShownDocument[],
   terminals: [] as StubTerminal[],
   providers: new Map<string, ContentProvider>(),
   commands: new Map<string, (...args: unknown[]) => unknown>(),
@@ -326,6 +329,11 @@ export class TabInputTextDiff {
   ) {}
 }
 
+export interface StubTextEditor {
+  document: TextDocument | undefined;
+  revealRange(range: Range, type?: TextEditorRevealType): void;
+}
+
 export interface StubTab {
   input: unknown;
 }
@@ -357,9 +365,16 @@ export const window = {
     const answer = stub.ui.answerQuickPick(labels);
     return Promise.resolve(items.find((_item, index) => labels[index] === answer));
   },
-  showTextDocument(uri: Uri, options?: unknown): Promise<unknown> {
-    stub.shownDocuments.push({ uri, options });
-    return Promise.resolve(undefined);
+  /** A URI or a document, like VS Code; the editor returned records what it reveals. */
+  showTextDocument(target: Uri | TextDocument, options?: unknown): Promise<StubTextEditor> {
+    const uri = target instanceof TextDocument ? target.uri : target;
+    const shown: ShownDocument = { uri, options, revealed: [] };
+    stub.shownDocuments.push(shown);
+    const document = target instanceof TextDocument ? target : findDocument(uri);
+    return Promise.resolve({
+      document,
+      revealRange: (range: Range, type?: TextEditorRevealType) => void shown.revealed.push({ range, type }),
+    });
   },
   showInputBox: (): Promise<string | undefined> => {
     stub.inputBoxes += 1;
@@ -406,3 +421,17 @@ export const window = {
 };
 
 export const StatusBarAlignment = { Left: 1, Right: 2 };
+
+export enum TextEditorRevealType {
+  Default = 0,
+  InCenter = 1,
+  InCenterIfOutsideViewport = 2,
+  AtTop = 3,
+}
+
+/** One window.showTextDocument call: the editor it returned records its revealRange calls. */
+export interface ShownDocument {
+  uri: Uri;
+  options: unknown;
+  revealed: { range: Range; type: TextEditorRevealType | undefined }[];
+}
