@@ -273,7 +273,7 @@ test("a parent card draws its children in a labelled list behind a button that s
   });
   t.setExpanded(tool(t.items[2]).id, true);
   const d2 = renderItem(tool(t.items[2]), { displayPath: (path) => path.replace("/w/", "") });
-  assert.ok(d2.includes('<div class="diff-path">beta.txt</div><pre><span class="del">-b</span>\n<span class="add">+B</span></pre>'), d2);
+  assert.ok(d2.includes('<div class="diff-path">beta.txt</div><pre class="diff-lines"><span class="del">-b</span>\n<span class="add">+B</span></pre>'), d2);
 });
 
 test("a call without children has no toggle, and the summary counts what is unfinished or failed", () => {
