@@ -81,7 +81,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       displayPath: (path: string): string => vscode.workspace.asRelativePath(path),
       command: (terminalId: string) => this.actions.command(terminalId),
     };
-    const html = items.map((i) => ({ id: i.id, html: renderItem(i, context), label: itemLabel(i) }));
+    const html = items.map((i) => ({ id: i.id, kind: i.kind, html: renderItem(i, context), label: itemLabel(i) }));
     this.post({ type: "items", items: html, usage: renderUsage(usage) });
   }
 

@@ -21,9 +21,9 @@ export interface LongTextLimits {
   sideChars: number;
 }
 
-export const OUTPUT_LIMITS: LongTextLimits = { maxLines: 40, maxChars: 8_000, head: 20, tail: 10, sideChars: 4_000 };
+export const OUTPUT_LIMITS: LongTextLimits = { maxLines: 40, maxChars: 8_000, head: 15, tail: 5, sideChars: 4_000 };
 /** A command's output: its end is what matters (and what changes while it runs). */
-export const TERMINAL_LIMITS: LongTextLimits = { maxLines: 40, maxChars: 8_000, head: 5, tail: 30, sideChars: 6_000 };
+export const TERMINAL_LIMITS: LongTextLimits = { maxLines: 40, maxChars: 8_000, head: 5, tail: 20, sideChars: 6_000 };
 export const DIFF_LIMITS: LongTextLimits = { maxLines: 400, maxChars: 64_000, head: 150, tail: 50, sideChars: 24_000 };
 
 /** How much HTML of long blocks one card may carry, all its blocks (and nested cards') together. */
