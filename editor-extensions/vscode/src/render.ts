@@ -1,7 +1,7 @@
 // Turns transcript items into safe HTML fragments for the chat webview, and names them for
 // screen readers. Pure: no vscode.
 import { escapeHtml, renderMarkdown } from "./markdown";
-import { childrenSummary, renderToolCard, statusLabel, type CardContext, type PathDisplay } from "./toolCard";
+import { childrenSummary, renderToolCard, statusLabel, type CardContext } from "./toolCard";
 import type { Item, Usage } from "./transcript";
 
 export { alignLines, renderDiff } from "./diff";

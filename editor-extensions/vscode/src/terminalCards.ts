@@ -2,7 +2,7 @@
 // is named after its tool call once that call shows it, and the call's card is drawn again as the
 // command prints and when it exits (at most every `REFRESH_MS`).
 import { Batcher } from "./batcher";
-import { terminalName } from "./terminals";
+import { terminalName } from "./text";
 import { terminalCalls, type Item } from "./transcript";
 
 /** A card showing a running command is drawn again at most this often. */

@@ -16,7 +16,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { agentEnv } from "./agentProcess";
 import type { TerminalHandler } from "./connection";
-import { OutputBuffer } from "./text";
+import { OutputBuffer, terminalName } from "./text";
 
 interface RunningCommand {
   child: ChildProcess;
@@ -54,14 +54,6 @@ export const EXIT_DRAIN_MS = 200;
 export const KEPT_OUTPUT_CHARS = 256 * 1024;
 /** Released commands whose output is kept for the chat; the oldest are forgotten first. */
 export const KEPT_COMMANDS = 200;
-/** VS Code shortens terminal names in its list anyway. */
-export const TERMINAL_NAME_CHARS = 60;
-
-/** A terminal name of at most `TERMINAL_NAME_CHARS` characters, on one line. */
-export function terminalName(title: string): string {
-  const name = `Heron: ${title.replace(/\s+/g, " ").trim()}`;
-  return name.length <= TERMINAL_NAME_CHARS ? name : `${name.slice(0, TERMINAL_NAME_CHARS - 1)}…`;
-}
 
 /** Terminals show "\r\n" line ends. */
 function forTerminal(text: string): string {
