@@ -1,35 +1,132 @@
 // Chat webview script. The HTML it inserts is rendered (escaped, then formatted) by the
-// extension host; this script only places it, shows or hides subagents' tool calls, and sends
-// prompts back.
+// extension host; this script only places it, shows or hides subagents' tool calls and long
+// outputs, moves keyboard focus through the conversation, and sends prompts back.
+
+/**
+ * Where a key pressed in the conversation sends focus: an item's index, "prompt", or null (not
+ * ours). `index`: the item focus is in; `count`: how many items there are. Up/Down move one item,
+ * Home/End to the first/last, Escape back to the prompt; with Ctrl, Meta or Shift, nothing.
+ */
+function transcriptKeyTarget(key, mods, index, count) {
+  if (mods.ctrlKey || mods.metaKey || mods.shiftKey || count === 0) return null;
+  const last = count - 1;
+  switch (key) {
+    case "ArrowUp":
+      return Math.max(0, Math.min(index - 1, last));
+    case "ArrowDown":
+      return Math.max(0, Math.min(index + 1, last));
+    case "Home":
+      return mods.altKey ? null : 0;
+    case "End":
+      return mods.altKey ? null : last;
+    case "Escape":
+      return mods.altKey ? null : "prompt";
+    default:
+      return null;
+  }
+}
+
+/** Alt+Up in the prompt goes to the conversation's last item. */
+function promptKeyGoesToTranscript(key, mods) {
+  return key === "ArrowUp" && mods.altKey && !mods.ctrlKey && !mods.metaKey && !mods.shiftKey;
+}
+
 (function () {
   const vscode = acquireVsCodeApi();
   const transcript = document.getElementById("transcript");
+  const announcer = document.getElementById("announcer");
   const usage = document.getElementById("usage");
   const form = document.getElementById("composer");
   const prompt = document.getElementById("prompt");
   const cancel = document.getElementById("cancel");
   const send = document.getElementById("send");
   let busy = false;
+  /** The item Tab enters the conversation on (roving tabindex); null: the newest. */
+  let current = null;
+  /** The agent message being streamed, announced once it is finished. */
+  let streaming = null;
 
   function nearBottom() {
     return window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
   }
 
-  function upsert(id, html) {
+  /** Read out once by screen readers (the conversation itself is not live: it would be read per chunk). */
+  function announce(text) {
+    if (announcer && text) announcer.textContent = text;
+  }
+
+  function announceFinished() {
+    if (!streaming) return;
+    const text = (streaming.textContent || "").replace(/\s+/g, " ").trim();
+    streaming = null;
+    if (text) announce("Heron: " + (text.length > 1000 ? text.slice(0, 999) + "…" : text));
+  }
+
+  function items() {
+    return Array.from(transcript.children);
+  }
+
+  function itemOf(element) {
+    return element && element.closest ? element.closest("#transcript > [data-id]") : null;
+  }
+
+  /** Makes `node` the item Tab enters the conversation on. */
+  function setCurrent(node) {
+    if (current === node) return;
+    if (current) current.tabIndex = -1;
+    current = node;
+    if (node) node.tabIndex = 0;
+  }
+
+  /** How to find the focused control again once its item is drawn again; "": the item itself;
+   * null: focus is not in this item's content. */
+  function focusSelector(node, active) {
+    if (!active || active === node || !node.contains(active)) return null;
+    if (active.dataset && active.dataset.tool) return 'button[data-tool="' + CSS.escape(active.dataset.tool) + '"]';
+    if (active.dataset && active.dataset.terminal) return 'button.show-terminal[data-terminal="' + CSS.escape(active.dataset.terminal) + '"]';
+    const long = active.closest ? active.closest("[data-long]") : null;
+    if (long) return '[data-long="' + CSS.escape(long.dataset.long) + '"] > button.show-more';
+    if (active.tagName === "SUMMARY") return "details > summary";
+    return "";
+  }
+
+  /** Tab enters the conversation on the item last focused there, else on the newest. */
+  function newItem(node) {
+    const previous = node.previousElementSibling;
+    if (previous && previous !== current) previous.tabIndex = -1;
+    node.tabIndex = current ? -1 : 0;
+  }
+
+  function upsert(id, html, label) {
     let node = document.querySelector('[data-id="' + CSS.escape(id) + '"]');
+    const created = !node;
     if (!node) {
       node = document.createElement("div");
       node.dataset.id = id;
+      node.setAttribute("role", "article");
       transcript.appendChild(node);
+      newItem(node);
     }
-    // Keep an expanded <details> (thoughts) open while it streams, and keyboard focus on the
-    // subagent toggle it was on: a running card is drawn again with every change.
+    if (label) node.setAttribute("aria-label", label);
+    // A running card is drawn again with every change: keep what the user opened (a thought, a
+    // long output) and where keyboard focus was.
     const open = node.querySelector("details[open]") !== null;
-    const active = document.activeElement;
-    const focused = active && node.contains(active) && active.dataset ? active.dataset.tool : undefined;
+    const expanded = Array.from(node.querySelectorAll ? node.querySelectorAll('[data-long] > button[aria-expanded="true"]') : []).map(
+      (button) => button.parentElement.dataset.long,
+    );
+    const selector = focusSelector(node, document.activeElement);
     node.innerHTML = html;
     if (open) node.querySelector("details")?.setAttribute("open", "");
-    if (focused) node.querySelector('button[data-tool="' + CSS.escape(focused) + '"]')?.focus();
+    for (const key of expanded) {
+      const button = node.querySelector('[data-long="' + CSS.escape(key) + '"] > button.show-more');
+      if (button) setExpanded(button, true);
+    }
+    if (selector !== null) ((selector && node.querySelector(selector)) || node).focus();
+    // A command's output shows its latest lines.
+    for (const pre of node.querySelectorAll ? node.querySelectorAll("pre.terminal-output") : []) {
+      if (!pre.closest(".long.expanded")) pre.scrollTop = pre.scrollHeight;
+    }
+    return { node, created };
   }
 
   /** Shows or hides a subagent's tool calls at once; the extension keeps the choice. */
@@ -41,19 +138,45 @@
     vscode.postMessage({ type: "toggleTool", id: button.dataset.tool, expanded });
   }
 
+  /** A long output's hidden middle, shown or hidden: it is already in the page. */
+  function setExpanded(button, expanded) {
+    const block = button.parentElement;
+    if (!button.dataset.label) button.dataset.label = button.textContent;
+    button.setAttribute("aria-expanded", String(expanded));
+    button.textContent = expanded ? "Show less" : button.dataset.label;
+    const middle = block.querySelector(".long-middle");
+    const gap = block.querySelector(".long-gap");
+    block.classList.toggle("expanded", expanded);
+    if (middle) middle.hidden = !expanded;
+    if (gap) gap.hidden = expanded;
+  }
+
   window.addEventListener("message", (event) => {
     const message = event.data;
     const stick = nearBottom();
     if (message.type === "reset") {
       transcript.textContent = "";
       usage.textContent = "";
+      current = null;
+      streaming = null;
     } else if (message.type === "items") {
-      for (const item of message.items) upsert(item.id, item.html);
+      for (const item of message.items) {
+        const { node, created } = upsert(item.id, item.html, item.label);
+        // A reply is said once it is finished: when something follows it, or the turn ends.
+        if (created && node !== streaming) announceFinished();
+        if (item.kind === "agent") streaming = node;
+        // A tool call that has just finished is said once.
+        if (item.kind === "tool" && !created && node.dataset.said !== item.label && /, (done|failed)\b/.test(item.label || "")) {
+          node.dataset.said = item.label;
+          announce(item.label);
+        }
+      }
       usage.innerHTML = message.usage;
     } else if (message.type === "busy") {
       busy = message.busy === true;
       document.body.classList.toggle("busy", busy);
       send.disabled = busy; // one turn at a time
+      if (!busy) announceFinished();
     }
     if (stick) window.scrollTo(0, document.body.scrollHeight);
   });
@@ -69,10 +192,32 @@
     if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
       form.requestSubmit();
+    } else if (promptKeyGoesToTranscript(event.key, event)) {
+      const last = transcript.lastElementChild;
+      if (!last) return;
+      event.preventDefault();
+      setCurrent(last);
+      last.focus();
     }
   });
   cancel.addEventListener("click", () => vscode.postMessage({ type: "cancel" }));
-  // file: links open in an editor (the webview itself cannot open them).
+  transcript.addEventListener("focusin", (event) => setCurrent(itemOf(event.target)));
+  transcript.addEventListener("keydown", (event) => {
+    const item = itemOf(event.target);
+    if (!item) return;
+    const all = items();
+    const target = transcriptKeyTarget(event.key, event, all.indexOf(item), all.length);
+    if (target === null) return;
+    event.preventDefault();
+    if (target === "prompt") {
+      prompt.focus();
+      return;
+    }
+    const next = all[target];
+    setCurrent(next);
+    next.focus();
+    if (next.scrollIntoView) next.scrollIntoView({ block: "nearest" });
+  });
   transcript.addEventListener("click", (event) => {
     const closest = (selector) => (event.target && event.target.closest ? event.target.closest(selector) : null);
     const toggle = closest("button.children-toggle");
@@ -80,6 +225,17 @@
       toggleChildren(toggle);
       return;
     }
+    const more = closest("button.show-more");
+    if (more) {
+      setExpanded(more, more.getAttribute("aria-expanded") !== "true");
+      return;
+    }
+    const terminal = closest("button.show-terminal");
+    if (terminal) {
+      vscode.postMessage({ type: "showTerminal", terminalId: terminal.dataset.terminal });
+      return;
+    }
+    // file: links open in an editor (the webview itself cannot open them).
     const link = closest("a[href]");
     if (!link) return;
     const href = link.getAttribute("href") || "";

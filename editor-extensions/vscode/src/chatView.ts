@@ -1,6 +1,7 @@
 // The chat webview view: shows the transcript and sends prompts typed into it.
 import * as vscode from "vscode";
-import { renderItem, renderUsage } from "./render";
+import { itemLabel, renderItem, renderUsage } from "./render";
+import type { CommandView } from "./terminals";
 import type { Item, Usage } from "./transcript";
 import { chatHtml, makeNonce } from "./webviewHtml";
 
@@ -11,6 +12,10 @@ export interface ChatActions {
   openFile(href: string): void;
   /** A subagent's tool calls shown or hidden in the chat (`id`: the tool call's item id). */
   toggleTool(id: string, expanded: boolean): void;
+  /** The "Open terminal" button of a command's card. */
+  showTerminal(terminalId: string): void;
+  /** A command the agent runs here, as its card shows it. */
+  command(terminalId: string): CommandView | undefined;
   /** Everything to show when the view (re)opens. */
   snapshot(): { items: Item[]; usage: Usage | null; busy: boolean };
 }
@@ -20,7 +25,8 @@ type FromWebview =
   | { type: "cancel" }
   | { type: "ready" }
   | { type: "openFile"; href: string }
-  | { type: "toggleTool"; id: string; expanded: boolean };
+  | { type: "toggleTool"; id: string; expanded: boolean }
+  | { type: "showTerminal"; terminalId: string };
 
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   static readonly viewId = "heron.chat";
@@ -47,6 +53,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       else if (message.type === "openFile" && typeof message.href === "string") this.actions.openFile(message.href);
       else if (message.type === "toggleTool" && typeof message.id === "string" && typeof message.expanded === "boolean")
         this.actions.toggleTool(message.id, message.expanded);
+      else if (message.type === "showTerminal" && typeof message.terminalId === "string") this.actions.showTerminal(message.terminalId);
       else if (message.type === "ready") {
         const { items, usage, busy } = this.actions.snapshot();
         this.post({ type: "reset" });
@@ -70,8 +77,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
   }
 
   showItems(items: Item[], usage: Usage | null): void {
-    const relative = (path: string): string => vscode.workspace.asRelativePath(path);
-    const html = items.map((i) => ({ id: i.id, html: renderItem(i, relative) }));
+    const context = {
+      displayPath: (path: string): string => vscode.workspace.asRelativePath(path),
+      command: (terminalId: string) => this.actions.command(terminalId),
+    };
+    const html = items.map((i) => ({ id: i.id, kind: i.kind, html: renderItem(i, context), label: itemLabel(i) }));
     this.post({ type: "items", items: html, usage: renderUsage(usage) });
   }
 

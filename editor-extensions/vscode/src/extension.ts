@@ -11,7 +11,10 @@ import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "./p
 import { selectionLines, selectionPrompt } from "./selection";
 import { describe, SessionController, TurnInProgressError, type SessionState } from "./session";
 import { StatusBar } from "./statusBar";
+import { Batcher } from "./batcher";
+import { TerminalCards } from "./terminalCards";
 import { VscodeTerminalHandler } from "./terminals";
+import type { Item } from "./transcript";
 
 let controller: SessionController | undefined;
 
@@ -61,6 +64,13 @@ export function activate(context: vscode.ExtensionContext): void {
     log: (message) => log.info(message),
   });
   let state: SessionState = "stopped";
+  // Changed items are drawn together, at most every 50 ms: a streamed reply is not drawn per chunk.
+  const changed = new Batcher<Item>((item) => item.id, (items) => chat.showItems(items, session.transcript.usage), 50);
+  const commandCards = new TerminalCards(
+    terminals,
+    (ids) => session.transcript.itemsShowingTerminals(ids),
+    (items) => changed.add(items),
+  );
 
   const session: SessionController = new SessionController({
     agentCommand,
@@ -72,13 +82,20 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     listener: {
       onState: (next, detail) => {
+        changed.flush(); // what was drawn before the state changed
         state = next;
         status.show(next, detail, session.transcript.currentModeId);
         chat.setBusy(next === "working" || next === "waiting");
         if (detail) log.info(`${next}: ${detail}`);
       },
-      onItems: (items) => chat.showItems(items, session.transcript.usage),
-      onReset: () => chat.reset(),
+      onItems: (items) => {
+        commandCards.itemsChanged(items);
+        changed.add(items);
+      },
+      onReset: () => {
+        changed.clear();
+        chat.reset();
+      },
       onMode: (modeId) => status.show(state, undefined, modeId),
     },
   });
@@ -121,6 +138,10 @@ export function activate(context: vscode.ExtensionContext): void {
       const item = session.transcript.setExpanded(id, expanded);
       if (item) chat.showItems([item], session.transcript.usage);
     },
+    showTerminal: (terminalId) => {
+      if (!terminals.show(terminalId)) void vscode.window.showInformationMessage("Heron: that terminal has been closed.");
+    },
+    command: (terminalId) => terminals.view(terminalId),
     snapshot: () => ({
       items: session.transcript.items,
       usage: session.transcript.usage,
@@ -130,6 +151,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   context.subscriptions.push(
     channel,
+    commandCards,
+    { dispose: () => changed.clear() },
     status,
     diagnostics,
     vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, proposals),

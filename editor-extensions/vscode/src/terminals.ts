@@ -1,6 +1,7 @@
 // terminal/*: each agent command runs as a child process; its output is shown live in a
-// VS Code terminal (a Pseudoterminal) and collected for the agent.
+// VS Code terminal (a Pseudoterminal) and collected for the agent and for the chat's card.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import type {
   CreateTerminalRequest,
@@ -15,19 +16,44 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { agentEnv } from "./agentProcess";
 import type { TerminalHandler } from "./connection";
-import { OutputBuffer } from "./text";
+import { OutputBuffer, terminalName } from "./text";
 
 interface RunningCommand {
   child: ChildProcess;
   output: OutputBuffer;
   exitStatus: TerminalExitStatus | null;
   exited: Promise<TerminalExitStatus>;
+  terminal: CommandTerminal;
+}
+
+/** The VS Code terminal a command is shown in; it outlives the command (and its release). */
+interface CommandTerminal {
   terminal: vscode.Terminal;
   write: vscode.EventEmitter<string>;
+  rename: vscode.EventEmitter<string>;
+  name: string;
+  /** Until VS Code opens the pty, what it would drop: text to write, then the latest name. */
+  beforeOpen: { writes: string[]; name: string | null } | null;
+  /** The user has closed it. */
+  closed: boolean;
+}
+
+/** What the chat shows of a command: its output, and once it has exited, how. */
+export interface CommandView {
+  output: string;
+  /** The start of the output was dropped (the agent's byte limit, or the chat's own). */
+  truncated: boolean;
+  exitStatus: TerminalExitStatus | null;
+  /** Its VS Code terminal is still open (it can be shown). */
+  terminalOpen: boolean;
 }
 
 /** After the process exits, output still in the pipes is read for at most this long. */
 export const EXIT_DRAIN_MS = 200;
+/** A released command's output is kept for the chat up to this many characters (the end). */
+export const KEPT_OUTPUT_CHARS = 256 * 1024;
+/** Released commands whose output is kept for the chat; the oldest are forgotten first. */
+export const KEPT_COMMANDS = 200;
 
 /** Terminals show "\r\n" line ends. */
 function forTerminal(text: string): string {
@@ -36,31 +62,28 @@ function forTerminal(text: string): string {
 
 export class VscodeTerminalHandler implements TerminalHandler {
   private readonly commands = new Map<string, RunningCommand>();
+  /** Every command's terminal, by terminal id, released or not (until the user closes it). */
+  private readonly terminals = new Map<string, CommandTerminal>();
+  /** Released commands, as the chat shows them. */
+  private readonly released = new Map<string, CommandView>();
+  private readonly changed = new vscode.EventEmitter<string>();
+  /** Fired with a terminal id when its command printed, exited, or its terminal was closed. */
+  readonly onDidChange = this.changed.event;
+  /** Ids differ from one run of the extension to the next: a loaded session's old ids match nothing. */
+  private readonly runTag = randomBytes(3).toString("hex");
   private counter = 0;
 
   create(params: CreateTerminalRequest): Promise<CreateTerminalResponse> {
     this.counter += 1;
-    const terminalId = `heron-${this.counter}`;
+    const terminalId = `heron-${this.runTag}-${this.counter}`;
     const env = agentEnv(process.env);
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
-    // VS Code drops what a Pseudoterminal writes before open(): keep it until then.
-    const write = new vscode.EventEmitter<string>();
-    let beforeOpen: string[] | null = [];
-    const show = (text: string): void => {
-      if (beforeOpen) beforeOpen.push(text);
-      else write.fire(text);
-    };
-    const pty: vscode.Pseudoterminal = {
-      onDidWrite: write.event,
-      open: () => {
-        const pending = beforeOpen ?? [];
-        beforeOpen = null;
-        for (const text of pending) write.fire(text);
-      },
-      close: () => this.killById(terminalId),
-    };
     const commandLine = [params.command, ...(params.args ?? [])].join(" ");
-    const terminal = vscode.window.createTerminal({ name: `Heron: ${commandLine}`.slice(0, 60), pty });
+    const terminal = this.openTerminal(terminalId, terminalName(commandLine));
+    const show = (text: string): void => {
+      if (terminal.beforeOpen) terminal.beforeOpen.writes.push(text);
+      else terminal.write.fire(text);
+    };
     show(`\x1b[2m$ ${forTerminal(commandLine)}\x1b[0m\r\n`);
 
     const child = spawn(params.command, params.args ?? [], {
@@ -73,6 +96,7 @@ export class VscodeTerminalHandler implements TerminalHandler {
     const onData = (data: Buffer): void => {
       output.append(data);
       show(forTerminal(data.toString("utf8")));
+      this.changed.fire(terminalId);
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
@@ -81,12 +105,12 @@ export class VscodeTerminalHandler implements TerminalHandler {
       output,
       exitStatus: null,
       terminal,
-      write,
       exited: new Promise((resolve) => {
         const finish = (status: TerminalExitStatus, note: string): void => {
           if (running.exitStatus) return; // the first outcome wins (a spawn error's later close does not)
           running.exitStatus = status;
           show(`\r\n\x1b[2m[${note}]\x1b[0m\r\n`);
+          this.changed.fire(terminalId);
           resolve(status);
         };
         child.once("error", (err) => {
@@ -107,8 +131,41 @@ export class VscodeTerminalHandler implements TerminalHandler {
       }),
     };
     this.commands.set(terminalId, running);
-    terminal.show(true);
+    terminal.terminal.show(true);
     return Promise.resolve({ terminalId });
+  }
+
+  /** A Pseudoterminal that keeps what VS Code would drop before open(): writes and a new name. */
+  private openTerminal(terminalId: string, name: string): CommandTerminal {
+    const write = new vscode.EventEmitter<string>();
+    const rename = new vscode.EventEmitter<string>();
+    const pty: vscode.Pseudoterminal = {
+      onDidWrite: write.event,
+      onDidChangeName: rename.event,
+      open: () => {
+        const pending = shown.beforeOpen;
+        shown.beforeOpen = null;
+        for (const text of pending?.writes ?? []) write.fire(text);
+        if (pending?.name) rename.fire(pending.name);
+      },
+      close: () => {
+        shown.closed = true;
+        this.killById(terminalId);
+        write.dispose();
+        rename.dispose();
+        this.changed.fire(terminalId);
+      },
+    };
+    const shown: CommandTerminal = {
+      terminal: vscode.window.createTerminal({ name, pty }),
+      write,
+      rename,
+      name,
+      beforeOpen: { writes: [], name: null },
+      closed: false,
+    };
+    this.terminals.set(terminalId, shown);
+    return shown;
   }
 
   output(params: TerminalOutputRequest): TerminalOutputResponse {
@@ -126,13 +183,52 @@ export class VscodeTerminalHandler implements TerminalHandler {
     this.killById(params.terminalId);
   }
 
-  /** Kills the command if it still runs and forgets it; the VS Code terminal stays for reading. */
+  /** Kills the command if it still runs and forgets it; the VS Code terminal stays for reading,
+   * and the chat keeps its final output. */
   release(params: ReleaseTerminalRequest): void {
-    this.get(params.terminalId);
+    const running = this.get(params.terminalId);
     this.killById(params.terminalId);
-    const running = this.commands.get(params.terminalId);
-    running?.write.dispose();
+    const output = running.output.text();
+    this.released.set(params.terminalId, {
+      output: output.slice(-KEPT_OUTPUT_CHARS),
+      truncated: running.output.truncated || output.length > KEPT_OUTPUT_CHARS,
+      exitStatus: running.exitStatus,
+      terminalOpen: false,
+    });
+    for (const old of this.released.keys()) {
+      if (this.released.size <= KEPT_COMMANDS) break;
+      this.released.delete(old);
+    }
     this.commands.delete(params.terminalId);
+  }
+
+  /** What the chat shows of a command, also after its release; undefined for an unknown id. */
+  view(terminalId: string): CommandView | undefined {
+    const terminalOpen = this.terminals.get(terminalId)?.closed === false;
+    const running = this.commands.get(terminalId);
+    if (running) {
+      const { output, exitStatus } = running;
+      return { output: output.text(), truncated: output.truncated, exitStatus, terminalOpen };
+    }
+    const released = this.released.get(terminalId);
+    return released ? { ...released, terminalOpen } : undefined;
+  }
+
+  /** Names the command's terminal (after the tool call that shows it). */
+  rename(terminalId: string, name: string): void {
+    const shown = this.terminals.get(terminalId);
+    if (!shown || shown.closed || shown.name === name) return;
+    shown.name = name;
+    if (shown.beforeOpen) shown.beforeOpen.name = name;
+    else shown.rename.fire(name);
+  }
+
+  /** Brings the command's terminal to the front; false when it is gone. */
+  show(terminalId: string): boolean {
+    const shown = this.terminals.get(terminalId);
+    if (!shown || shown.closed) return false;
+    shown.terminal.show(false);
+    return true;
   }
 
   releaseAll(): void {

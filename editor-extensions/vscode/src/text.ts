@@ -36,3 +36,12 @@ export class OutputBuffer {
     return Buffer.concat(this.chunks).toString("utf8");
   }
 }
+
+/** VS Code shortens terminal names in its list anyway. */
+export const TERMINAL_NAME_CHARS = 60;
+
+/** A terminal name of at most `TERMINAL_NAME_CHARS` characters, on one line. */
+export function terminalName(title: string): string {
+  const name = `Heron: ${title.replace(/\s+/g, " ").trim()}`;
+  return name.length <= TERMINAL_NAME_CHARS ? name : `${name.slice(0, TERMINAL_NAME_CHARS - 1)}…`;
+}

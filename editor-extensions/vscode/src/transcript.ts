@@ -24,6 +24,9 @@ export interface ToolItem {
   children: ToolItem[];
   /** The user's choice to show or hide the children; null: the default (see `childrenExpanded`). */
   expanded: boolean | null;
+  /** The agent's report of the result (`rawOutput`), when it is text: what a command's card shows
+   * once its terminal is unknown here (a loaded session). */
+  output: string | null;
 }
 
 export type Item =
@@ -91,6 +94,27 @@ export function parentToolCallId(meta: unknown): string | null {
   return typeof parent === "string" && parent !== "" ? parent : null;
 }
 
+/** Heron's `rawOutput` is `{"output": text}`; a plain string is taken as it is; anything else is not text. */
+export function outputText(raw: unknown): string | null {
+  if (typeof raw === "string") return raw;
+  if (typeof raw !== "object" || raw === null) return null;
+  const output: unknown = (raw as Record<string, unknown>).output;
+  return typeof output === "string" ? output : null;
+}
+
+/** The terminals shown by these tool calls and their nested ones, with the title of the call. */
+export function terminalCalls(items: readonly Item[]): { terminalId: string; title: string }[] {
+  const found: { terminalId: string; title: string }[] = [];
+  for (const item of items) {
+    if (item.kind !== "tool") continue;
+    for (const content of item.content) {
+      if (content.type === "terminal") found.push({ terminalId: content.terminalId, title: item.title });
+    }
+    found.push(...terminalCalls(item.children));
+  }
+  return found;
+}
+
 const CHUNK_KINDS = {
   user_message_chunk: "user",
   agent_message_chunk: "agent",
@@ -142,6 +166,13 @@ export class Transcript {
     return null;
   }
 
+  /** The top-level items that show one of these terminals (in a tool call or a nested one). */
+  itemsShowingTerminals(terminalIds: ReadonlySet<string>): Item[] {
+    return this.items.filter(
+      (item) => item.kind === "tool" && terminalCalls([item]).some(({ terminalId }) => terminalIds.has(terminalId)),
+    );
+  }
+
   /** A prompt the user typed here (the agent does not echo it back). */
   addUserPrompt(text: string): Item {
     const item: Item = { kind: "user", id: this.newId(), messageId: null, text };
@@ -166,6 +197,7 @@ export class Transcript {
         item.toolKind = update.kind ?? item.toolKind;
         item.status = update.status ?? item.status;
         if (update.content) item.content = update.content.map(toolContent);
+        if (update.rawOutput !== undefined) item.output = outputText(update.rawOutput);
         return [this.topLevel(item)];
       }
       case "tool_call_update": {
@@ -174,6 +206,7 @@ export class Transcript {
         if (update.kind) item.toolKind = update.kind;
         if (update.status) item.status = update.status;
         if (update.content) item.content = update.content.map(toolContent);
+        if (update.rawOutput !== undefined) item.output = outputText(update.rawOutput);
         return [this.topLevel(item)];
       }
       case "plan": {
@@ -249,6 +282,7 @@ export class Transcript {
       content: [],
       children: [],
       expanded: null,
+      output: null,
     };
     if (!this.tools.has(toolCallId)) this.tools.set(toolCallId, item);
     this.namedParents.set(item, parentId);

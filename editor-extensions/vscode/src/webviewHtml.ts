@@ -30,11 +30,13 @@ export function chatHtml(assets: WebviewAssets): string {
 <title>Heron</title>
 </head>
 <body>
-<div id="transcript" aria-live="polite"></div>
+<div id="transcript" role="log" aria-label="Conversation with Heron" aria-live="off"></div>
+<div id="announcer" class="sr-only" role="status" aria-live="polite"></div>
 <div id="footer">
   <div id="usage"></div>
   <form id="composer">
-    <textarea id="prompt" rows="3" placeholder="Ask Heron… (Enter to send, Shift+Enter for a new line)"></textarea>
+    <textarea id="prompt" rows="3" aria-label="Prompt for Heron" aria-describedby="prompt-keys" placeholder="Ask Heron… (Enter to send, Shift+Enter for a new line)"></textarea>
+    <span id="prompt-keys" class="sr-only">Enter sends, Shift+Enter starts a new line, Alt+Up goes to the conversation.</span>
     <div class="buttons">
       <button type="submit" id="send">Send</button>
       <button type="button" id="cancel">Cancel</button>

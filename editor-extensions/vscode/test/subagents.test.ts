@@ -234,9 +234,9 @@ test("a parent card draws its children in a labelled list behind a button that s
   for (const update of TWO_SUBAGENTS.slice(0, 12)) t.apply(update); // a2 just started, d1 still running
   t.apply({ sessionUpdate: "tool_call_update", toolCallId: "d1", title: "Find <ALPHA>" });
   const d1 = tool(t.items[1]);
-  const running = renderItem(d1, (path) => `rel/${path}`);
+  const running = renderItem(d1, { displayPath: (path) => `rel/${path}` });
   const id = d1.id;
-  assert.ok(running.startsWith('<div class="tool status-in_progress"><div class="tool-head"><span class="badge">running</span> <span class="tool-title">Find &lt;ALPHA&gt;</span></div>'), running);
+  assert.ok(running.startsWith('<div class="tool status-in_progress" data-tool-call-id="d1" data-status="in_progress"><div class="tool-head"><span class="badge">running</span> <span class="tool-title">Find &lt;ALPHA&gt;</span></div>'), running);
   assert.ok(running.includes('<pre class="tool-output">Subagent · 1 request\n… Read alpha.txt</pre><div class="subagent">'), "the digest, then the children");
   assert.ok(
     running.includes(
@@ -246,7 +246,7 @@ test("a parent card draws its children in a labelled list behind a button that s
     running,
   );
   assert.ok(running.includes(`<ul class="tool-children" id="children-${id}" aria-label="Subagent tool calls: Find &lt;ALPHA&gt;">`), running);
-  const cards = running.match(/<li><div class="tool status-[a-z_]+"><div class="tool-head"><span class="badge">[a-z]+<\/span> <span class="tool-title">[^<]*<\/span>/g) ?? [];
+  const cards = running.match(/<li><div class="tool status-[a-z_]+"[^>]*><div class="tool-head"><span class="badge">[a-z]+<\/span> <span class="tool-title">[^<]*<\/span>/g) ?? [];
   assert.deepEqual(
     cards.map((c) => /status-([a-z_]+).*tool-title">([^<]*)/.exec(c)?.slice(1)),
     [
@@ -261,7 +261,7 @@ test("a parent card draws its children in a labelled list behind a button that s
   const done = renderItem(d1);
   assert.ok(done.includes('aria-expanded="false"') && done.includes(`id="children-${id}" aria-label="Subagent tool calls: Find &lt;ALPHA&gt;" hidden>`), done);
   assert.ok(done.includes("Subagent · 2 tool calls · 1 failed</button>"), done);
-  assert.ok(done.includes('<li><div class="tool status-failed"><div class="tool-head"><span class="badge">failed</span> <span class="tool-title">Search alpha</span>'), done);
+  assert.ok(done.includes('<li><div class="tool status-failed" data-tool-call-id="a2" data-status="failed"><div class="tool-head"><span class="badge">failed</span> <span class="tool-title">Search alpha</span>'), done);
   t.setExpanded(d1.id, true);
   assert.ok(renderItem(d1).includes('aria-expanded="true"') && !renderItem(d1).includes(" hidden>"));
 
@@ -272,8 +272,8 @@ test("a parent card draws its children in a labelled list behind a button that s
     content: [{ type: "diff", path: "/w/beta.txt", oldText: "b\n", newText: "B\n" }],
   });
   t.setExpanded(tool(t.items[2]).id, true);
-  const d2 = renderItem(tool(t.items[2]), (path) => path.replace("/w/", ""));
-  assert.ok(d2.includes('<div class="diff-path">beta.txt</div><pre><span class="del">-b</span>\n<span class="add">+B</span></pre>'), d2);
+  const d2 = renderItem(tool(t.items[2]), { displayPath: (path) => path.replace("/w/", "") });
+  assert.ok(d2.includes('<div class="diff-path">beta.txt</div><pre class="diff-lines"><span class="del">-b</span>\n<span class="add">+B</span></pre>'), d2);
 });
 
 test("a call without children has no toggle, and the summary counts what is unfinished or failed", () => {

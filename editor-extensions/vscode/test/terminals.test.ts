@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { beforeEach, test } from "node:test";
 import { VscodeTerminalHandler } from "../src/terminals";
+import { TERMINAL_NAME_CHARS, terminalName } from "../src/text";
 import { stub } from "./vscodeStub";
 
 beforeEach(() => stub.reset());
@@ -120,3 +121,61 @@ async function eventually(condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 5000;
   while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
 }
+
+test("a terminal takes a new name (also one given before VS Code opened it), and short names", async () => {
+  const terminals = new VscodeTerminalHandler();
+  const { terminalId } = await terminals.create({ sessionId: "s", command: "/bin/sh", args: ["-c", "sleep 0.2"] });
+  assert.equal(stub.terminals[0]?.name, "Heron: /bin/sh -c sleep 0.2", "the command line until the tool call is known");
+  terminals.rename(terminalId, terminalName("Run `pytest -q`")); // before open(): kept until then
+  await eventually(() => stub.terminals[0]?.name === "Heron: Run `pytest -q`");
+  const terminal = stub.terminals[0];
+  assert.equal(terminal.name, "Heron: Run `pytest -q`");
+  terminals.rename(terminalId, "Heron: again");
+  assert.equal(terminal.name, "Heron: again");
+  await terminals.waitForExit({ sessionId: "s", terminalId });
+  terminals.release({ sessionId: "s", terminalId });
+  const long = terminalName(`Run \`${"x".repeat(100)}\`\n--flag`);
+  assert.equal(long.length, TERMINAL_NAME_CHARS);
+  assert.ok(long.startsWith("Heron: Run `xxx") && long.endsWith("…") && !long.includes("\n"), long);
+});
+
+test("the chat sees a command's output live, and its final output and exit status after release", async () => {
+  const terminals = new VscodeTerminalHandler();
+  const changes: string[] = [];
+  terminals.onDidChange((id) => changes.push(id));
+  const { terminalId } = await terminals.create({
+    sessionId: "s",
+    command: "/bin/sh",
+    args: ["-c", "echo one; sleep 0.3; echo two; exit 2"],
+  });
+  await eventually(() => terminals.view(terminalId)?.output === "one\n");
+  assert.deepEqual(terminals.view(terminalId), { output: "one\n", truncated: false, exitStatus: null, terminalOpen: true });
+  assert.ok(changes.includes(terminalId), "output is announced");
+  await terminals.waitForExit({ sessionId: "s", terminalId });
+  terminals.release({ sessionId: "s", terminalId });
+  assert.deepEqual(terminals.view(terminalId), {
+    output: "one\ntwo\n",
+    truncated: false,
+    exitStatus: { exitCode: 2, signal: null },
+    terminalOpen: true,
+  });
+  assert.equal(terminals.view("heron-unknown"), undefined);
+
+  // "Open terminal" brings it to the front while it exists; once the user closed it, it cannot.
+  assert.equal(terminals.show(terminalId), true);
+  const terminal = stub.terminals[0];
+  assert.equal(terminal?.shown, 2, "once when the command started, once now");
+  const before = changes.length;
+  terminal.close();
+  assert.equal(changes.length, before + 1, "closing is a change the card shows");
+  assert.equal(terminals.view(terminalId)?.terminalOpen, false);
+  assert.equal(terminals.view(terminalId)?.output, "one\ntwo\n", "the output is still there for the chat");
+  assert.equal(terminals.show(terminalId), false);
+});
+
+test("terminal ids differ from one run of the extension to the next", async () => {
+  const first = await new VscodeTerminalHandler().create({ sessionId: "s", command: "/bin/true" });
+  const second = await new VscodeTerminalHandler().create({ sessionId: "s", command: "/bin/true" });
+  assert.match(first.terminalId, /^heron-[0-9a-f]{6}-1$/);
+  assert.notEqual(first.terminalId, second.terminalId);
+});

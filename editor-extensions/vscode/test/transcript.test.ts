@@ -56,7 +56,7 @@ test("tool calls go pending -> in_progress -> completed / failed in place", () =
   const running = renderItem(tool);
   assert.ok(running.includes("status-in_progress") && running.includes("running"), running);
   assert.ok(running.includes('<span class="del">-x = 1</span>') && running.includes('<span class="add">+x = 2</span>'), running);
-  const shortened = renderItem(tool, (path) => path.replace(/^.*\//, "<workspace>/"));
+  const shortened = renderItem(tool, { displayPath: (path) => path.replace(/^.*\//, "<workspace>/") });
   assert.ok(shortened.includes('<div class="diff-path">&lt;workspace&gt;/a.py</div>'), shortened);
 
   t.apply({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed" });

@@ -138,13 +138,19 @@ const diagnosticChanges = new EventEmitter<{ uris: readonly Uri[] }>();
 
 interface Pty {
   onDidWrite: (listener: (text: string) => void) => unknown;
+  onDidChangeName?: (listener: (name: string) => void) => unknown;
   open(initialDimensions: unknown): void;
+  close(): void;
 }
 
 export interface StubTerminal {
   name: string;
   written: string;
+  /** How often it was brought to the front (show()). */
+  shown: number;
   show(): void;
+  /** The user closes it. */
+  close(): void;
 }
 
 export interface MessageOptions {
@@ -404,12 +410,21 @@ export const window = {
     stub.webviewProviders.set(viewId, provider);
     return disposable;
   },
-  /** Like VS Code: open() comes a little later, and what the pty writes before it is dropped. */
+  /** Like VS Code: open() comes a little later, and what the pty writes (or a name it takes) before it is dropped. */
   createTerminal(options: { name: string; pty: Pty }): StubTerminal {
-    const terminal: StubTerminal = { name: options.name, written: "", show: () => undefined };
+    const terminal: StubTerminal = {
+      name: options.name,
+      written: "",
+      shown: 0,
+      show: () => (terminal.shown += 1),
+      close: () => options.pty.close(),
+    };
     let opened = false;
     options.pty.onDidWrite((text) => {
       if (opened) terminal.written += text;
+    });
+    options.pty.onDidChangeName?.((name) => {
+      if (opened) terminal.name = name;
     });
     setTimeout(() => {
       opened = true;

@@ -50,6 +50,10 @@ function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: u
   receive(message: unknown): void;
   submit(): void;
   click(target: unknown): { prevented: boolean };
+  /** Fires a listener the script added (`element` an id, or "window"). */
+  fire(element: string, type: string, event: object): { prevented: boolean };
+  /** The script's own top-level functions. */
+  functions: Record<string, (...args: unknown[]) => unknown>;
 } {
   const listeners = new Map<string, (event: unknown) => void>();
   const element = (name: string) => ({
@@ -60,6 +64,10 @@ function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: u
     innerHTML: "",
     addEventListener: (type: string, fn: (event: unknown) => void) => listeners.set(`${name}:${type}`, fn),
     appendChild: () => undefined,
+    focused: false,
+    focus() {
+      this.focused = true;
+    },
     requestSubmit: () => listeners.get("composer:submit")?.({ preventDefault: () => undefined }),
   });
   const elements: Record<string, unknown> = {
@@ -88,17 +96,20 @@ function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: u
   };
   runInNewContext(readFileSync("media/chat.js", "utf8"), sandbox);
   const get = (id: string) => elements[id] as ReturnType<typeof element>;
+  const fire = (name: string, type: string, event: object) => {
+    const fired = { prevented: false, preventDefault: () => (fired.prevented = true), ...event };
+    listeners.get(`${name}:${type}`)?.(fired);
+    return fired;
+  };
   return {
     posted,
     send: get("send"),
     prompt: get("prompt"),
     receive: (data) => listeners.get("window:message")?.({ data }),
     submit: () => listeners.get("composer:submit")?.({ preventDefault: () => undefined }),
-    click: (target) => {
-      const event = { target, prevented: false, preventDefault: () => (event.prevented = true) };
-      listeners.get("transcript:click")?.(event);
-      return event;
-    },
+    click: (target) => fire("transcript", "click", { target }),
+    fire,
+    functions: sandbox as unknown as Record<string, (...args: unknown[]) => unknown>,
   };
 }
 
@@ -174,4 +185,106 @@ test("a card drawn again keeps keyboard focus on its subagent toggle", () => {
   chat.receive({ type: "items", items: [{ id: "i1", html: "<div>again</div>" }], usage: "" });
   assert.equal(card.innerHTML, "<div>again</div>");
   assert.equal(redrawn.focused, true, selectors.join(", "));
+});
+
+const noMods = { altKey: false, ctrlKey: false, metaKey: false, shiftKey: false };
+
+test("keys in the conversation: Up/Down move one item, Home/End to the ends, Escape to the prompt", () => {
+  const { functions } = loadChatScript();
+  const target = (key: string, index: number, count: number, mods: object = {}) =>
+    functions.transcriptKeyTarget?.(key, { ...noMods, ...mods }, index, count);
+  assert.equal(target("ArrowUp", 3, 5), 2);
+  assert.equal(target("ArrowUp", 0, 5), 0);
+  assert.equal(target("ArrowDown", 3, 5), 4);
+  assert.equal(target("ArrowDown", 4, 5), 4);
+  assert.equal(target("ArrowDown", 4, 5, { altKey: true }), 4, "Alt+Up/Down work too");
+  assert.equal(target("Home", 3, 5), 0);
+  assert.equal(target("End", 1, 5), 4);
+  assert.equal(target("Escape", 1, 5), "prompt");
+  assert.equal(target("ArrowUp", 3, 5, { shiftKey: true }), null, "Shift+Up selects text, as usual");
+  assert.equal(target("ArrowUp", 3, 5, { ctrlKey: true }), null);
+  assert.equal(target("Enter", 3, 5), null);
+  assert.equal(target("ArrowUp", 0, 0), null);
+  assert.equal(functions.promptKeyGoesToTranscript?.("ArrowUp", { ...noMods, altKey: true }), true);
+  assert.equal(functions.promptKeyGoesToTranscript("ArrowUp", noMods), false, "Up alone moves the caret in the prompt");
+});
+
+/** Items as the chat draws them: focusable, in a transcript that knows its children. */
+function transcriptWith(count: number) {
+  const children: { tabIndex: number; focused: boolean; focus(): void; closest(selector: string): unknown }[] = [];
+  for (let i = 0; i < count; i++) {
+    const item = {
+      tabIndex: -1,
+      focused: false,
+      focus() {
+        for (const other of children) other.focused = false;
+        item.focused = true;
+      },
+      closest: (selector: string) => (selector === "#transcript > [data-id]" ? item : null),
+    };
+    children.push(item);
+  }
+  const listeners = new Map<string, (event: unknown) => void>();
+  const transcript = {
+    children,
+    get lastElementChild() {
+      return children.at(-1) ?? null;
+    },
+    addEventListener: (type: string, fn: (event: unknown) => void) => listeners.set(type, fn),
+  };
+  /** A key pressed in the transcript, on `target`. */
+  const key = (name: string, target: unknown) => {
+    const event = { key: name, ...noMods, target, prevented: false, preventDefault: () => (event.prevented = true) };
+    listeners.get("keydown")?.(event);
+    return event;
+  };
+  return { transcript, children, key };
+}
+
+test("Alt+Up in the prompt goes to the last item; keys there move focus; Escape goes back to the prompt", () => {
+  const { transcript, children, key } = transcriptWith(3);
+  const chat = loadChatScript({ byId: { transcript } });
+  const altUp = chat.fire("prompt", "keydown", { key: "ArrowUp", ...noMods, altKey: true });
+  assert.equal(altUp.prevented, true);
+  assert.deepEqual(children.map((c) => [c.focused, c.tabIndex]), [[false, -1], [false, -1], [true, 0]]);
+  const up = key("ArrowUp", children[2]);
+  assert.equal(up.prevented, true);
+  assert.deepEqual(children.map((c) => [c.focused, c.tabIndex]), [[false, -1], [true, 0], [false, -1]], "one tab stop: the item focused last");
+  key("Home", children[1]);
+  assert.equal(children[0]?.focused, true);
+  const escape = key("Escape", children[0]);
+  assert.equal(escape.prevented, true);
+  assert.equal((chat.prompt as unknown as { focused: boolean }).focused, true);
+  const typing = key("a", children[0]);
+  assert.equal(typing.prevented, false);
+});
+
+test("Show all expands a long output in place, without asking the extension; Open terminal asks it", () => {
+  const chat = loadChatScript();
+  const middle = { hidden: true };
+  const gap = { hidden: false };
+  const classes = new Set<string>();
+  const block = {
+    querySelector: (selector: string) => (selector === ".long-middle" ? middle : selector === ".long-gap" ? gap : null),
+    classList: { toggle: (name: string, on: boolean) => (on ? classes.add(name) : classes.delete(name)) },
+  };
+  const attributes = new Map([["aria-expanded", "false"]]);
+  const more = {
+    parentElement: block,
+    dataset: {} as Record<string, string>,
+    textContent: "Show all 2,000 lines",
+    getAttribute: (name: string) => attributes.get(name) ?? null,
+    setAttribute: (name: string, value: string) => attributes.set(name, value),
+    closest: (selector: string) => (selector === "button.show-more" ? more : null),
+  };
+  chat.click(more);
+  assert.deepEqual([middle.hidden, gap.hidden, attributes.get("aria-expanded"), more.textContent], [false, true, "true", "Show less"]);
+  assert.ok(classes.has("expanded"));
+  chat.click(more);
+  assert.deepEqual([middle.hidden, gap.hidden, attributes.get("aria-expanded"), more.textContent], [true, false, "false", "Show all 2,000 lines"]);
+  assert.deepEqual(chat.posted, [{ type: "ready" }], "nothing sent");
+
+  const open = { dataset: { terminal: "heron-ab-1" }, closest: (selector: string) => (selector === "button.show-terminal" ? open : null) };
+  chat.click(open);
+  assert.deepEqual(chat.posted.at(-1), { type: "showTerminal", terminalId: "heron-ab-1" });
 });

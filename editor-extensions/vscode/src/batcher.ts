@@ -1,0 +1,36 @@
+// Collects changes and hands them on together, at most once per interval: a reply streamed in
+// thousands of chunks, or a command printing thousands of lines, is drawn a few times a second
+// rather than once per chunk. Each value is handed on once per batch (the latest added for its key).
+
+export class Batcher<T> {
+  private readonly pending = new Map<string, T>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly keyOf: (value: T) => string,
+    private readonly deliver: (values: T[]) => void,
+    private readonly intervalMs: number,
+  ) {}
+
+  add(values: readonly T[]): void {
+    for (const value of values) this.pending.set(this.keyOf(value), value);
+    if (this.pending.size > 0 && this.timer === undefined) this.timer = setTimeout(() => this.flush(), this.intervalMs);
+  }
+
+  /** Hands on what is pending now. */
+  flush(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.size === 0) return;
+    const values = [...this.pending.values()];
+    this.pending.clear();
+    this.deliver(values);
+  }
+
+  /** Drops what is pending (it is no longer to be shown). */
+  clear(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending.clear();
+  }
+}
