@@ -1,6 +1,6 @@
 // Turns transcript items into safe HTML fragments for the chat webview. Pure: no vscode.
 import { escapeHtml, renderMarkdown } from "./markdown";
-import { childrenExpanded, type Item, type ToolContentView, type ToolItem, type Usage } from "./transcript";
+import { childrenExpanded, type Item, type ToolContentView, type ToolItem } from "./transcript";
 
 const STATUS_LABELS: Record<string, string> = {
   pending: "pending",
@@ -144,11 +144,4 @@ export function renderItem(item: Item, displayPath: PathDisplay = (path) => path
         item.title,
       )}</strong> ${renderMarkdown(item.description)}</div>`;
   }
-}
-
-export function renderUsage(usage: Usage | null): string {
-  if (!usage) return "";
-  const pct = usage.size > 0 ? Math.round((usage.used / usage.size) * 100) : 0;
-  const cost = usage.cost ? ` · ${usage.cost.amount.toFixed(4)} ${usage.cost.currency}` : "";
-  return escapeHtml(`${usage.used.toLocaleString("en-US")} / ${usage.size.toLocaleString("en-US")} tokens (${pct}%)${cost}`);
 }

@@ -30,14 +30,21 @@ export function chatHtml(assets: WebviewAssets): string {
 <title>Heron</title>
 </head>
 <body>
+<header id="header">
+  <select id="session-select" aria-label="Session"><option value="">New session</option></select>
+  <div id="pickers">
+    <select id="mode-select" aria-label="Approval mode" disabled></select>
+    <select id="model-select" aria-label="Model" disabled></select>
+  </div>
+</header>
 <div id="transcript" aria-live="polite"></div>
 <div id="footer">
-  <div id="usage"></div>
+  <div id="usage" role="status"></div>
   <form id="composer">
-    <textarea id="prompt" rows="3" placeholder="Ask Heron… (Enter to send, Shift+Enter for a new line)"></textarea>
+    <textarea id="prompt" rows="3" placeholder="Ask Heron… (Enter to send, Shift+Enter for a new line, Escape to stop)"></textarea>
     <div class="buttons">
       <button type="submit" id="send">Send</button>
-      <button type="button" id="cancel">Cancel</button>
+      <button type="button" id="stop" aria-label="Stop the turn" hidden disabled>Stop</button>
     </div>
   </form>
 </div>
