@@ -128,7 +128,7 @@ export class SessionController {
     this.sessionCwd = cwd;
     this.showSession(response.sessionId);
     this.setUp(response);
-    void this.refreshSessions(cwd);
+    this.listAgain(cwd);
     const wanted = this.options.initialMode();
     if (wanted && this.modes && this.modes.currentModeId !== wanted) {
       if (this.modes.availableModes.some((m) => m.id === wanted)) await this.setMode(wanted);
@@ -224,7 +224,7 @@ export class SessionController {
         this.options.listener.onItems(this.transcript.apply({ sessionUpdate: "notice", severity: "info", title: "Stopped." }));
       }
       this.setState("ready");
-      if (this.sessionCwd !== null) void this.refreshSessions(this.sessionCwd); // a first prompt gives it a title
+      if (this.sessionCwd !== null) this.listAgain(this.sessionCwd); // a first prompt gives it a title
       return response.stopReason;
     } catch (err) {
       // An error answering this prompt leaves a live agent usable; a dead one is the error state.
@@ -264,7 +264,7 @@ export class SessionController {
     const request = ++this.listRequests;
     let sessions: SessionInfo[] = [];
     try {
-      const { connection, initialize } = await this.connect(); // asked at once: a stopped agent is not started again later
+      const { connection, initialize } = await this.connect();
       if (initialize.agentCapabilities?.sessionCapabilities?.list) {
         sessions = (await connection.agent.request(methods.agent.session.list, { cwd })).sessions;
       }
@@ -275,6 +275,11 @@ export class SessionController {
     if (request !== this.listRequests) return; // a later refresh was asked for: its answer wins
     this.details.sessions = sessions;
     this.emitHeader();
+  }
+
+  /** The session list asked for again after a change, on the agent there is: a stopped one is not started for it. */
+  private listAgain(cwd: string): void {
+    if (this.connecting) void this.refreshSessions(cwd);
   }
 
   /** session/load: the agent replays the conversation as session updates. A running turn is cancelled first. */
@@ -293,7 +298,7 @@ export class SessionController {
         await settle();
         this.setUp(response);
         this.setState("ready");
-        void this.refreshSessions(cwd);
+        this.listAgain(cwd);
       } catch (err) {
         // Back to a usable state: no session (the next prompt opens a new one).
         this.showSession(null);
