@@ -155,9 +155,7 @@ export class SessionController {
         await this.setMode(value);
         return;
       }
-      if (!options.some((o) => o.id === configId && o.type === "select")) {
-        throw new Error(`the session has no option ${configId}`);
-      }
+      if (!options.some((o) => o.id === configId && o.type === "select")) throw new Error(`the session has no option ${configId}`);
       const response = await connection.agent.request(methods.agent.session.setConfigOption, { sessionId, configId, value });
       if (sessionId === this.sessionId) this.applyConfigOptions(response.configOptions);
     } catch (err) {
@@ -252,11 +250,8 @@ export class SessionController {
 
   async listSessions(cwd: string): Promise<SessionInfo[]> {
     const { connection, initialize } = await this.connect();
-    if (!initialize.agentCapabilities?.sessionCapabilities?.list) {
-      throw new Error("the agent cannot list sessions");
-    }
-    const response = await connection.agent.request(methods.agent.session.list, { cwd });
-    return response.sessions;
+    if (!initialize.agentCapabilities?.sessionCapabilities?.list) throw new Error("the agent cannot list sessions");
+    return (await connection.agent.request(methods.agent.session.list, { cwd })).sessions;
   }
 
   /** The workspace's recent sessions for the header, asked again; never throws (a failure is logged). */
