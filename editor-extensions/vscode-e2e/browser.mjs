@@ -92,9 +92,24 @@ async function readAFile(wb, chat) {
     fail(`a wide code block is clipped: ${JSON.stringify(scroll)}`);
   }
   await output.evaluate((pre) => (pre.scrollLeft = 0));
+  // Keyboard: Alt+Up from the prompt goes to the last item, Up to the one before, Escape back.
+  const focused = () =>
+    chat.evaluate(() => {
+      const el = document.activeElement;
+      return { id: el?.id ?? "", item: el?.closest("[data-id]")?.getAttribute("aria-label") ?? "", role: el?.getAttribute("role") ?? "" };
+    });
+  await chat.locator("textarea#prompt").focus();
+  await chat.locator("textarea#prompt").press("Alt+ArrowUp");
+  const last = await focused();
+  if (last.role !== "article" || !last.item.startsWith("Heron:")) fail(`Alt+Up did not reach the last reply: ${JSON.stringify(last)}`);
+  await chat.page().keyboard.press("ArrowUp");
+  const before = await focused();
+  if (!/^Tool call Read src\/hello\.py/.test(before.item)) fail(`Up did not reach the read card: ${JSON.stringify(before)}`);
+  await chat.page().keyboard.press("Escape");
+  if ((await focused()).id !== "prompt") fail("Escape did not go back to the prompt box");
   const usage = flat(await chat.locator("#usage").innerText());
   if (!/tokens/.test(usage)) fail(`no usage line under the chat: "${usage}"`);
-  seen.read = { scroll, usage, status: await wb.statusBar() };
+  seen.read = { scroll, usage, keyboard: [last.item, before.item], status: await wb.statusBar() };
   await wb.shot("03-answer.png");
 }
 
@@ -152,10 +167,12 @@ async function commandInTerminal(wb, chat) {
   await until("the command's approval question", () => widget.isVisible(), 30_000);
   const labels = (await rows.allInnerTexts()).map(flat);
   log(`command approval: ${JSON.stringify(labels)}`);
-  const once = rows.filter({ hasText: /^Allow\b/ }).filter({ hasNotText: /Always/ }).first();
-  if ((await once.count()) === 0) fail(`no "Allow" choice for the command: ${JSON.stringify(labels)}`);
+  const once = labels.findIndex((label) => /^Allow\b/.test(label) && !/Always/.test(label));
+  if (once < 0) fail(`no "Allow" choice for the command: ${JSON.stringify(labels)}`);
   await wb.shot("06-command-approval.png");
-  await once.click();
+  // Answered with the keyboard alone: down to "Allow", Enter.
+  for (let i = 0; i < once; i++) await wb.page.keyboard.press("ArrowDown");
+  await wb.page.keyboard.press("Enter");
 
   await until(`the answer "${COMMAND.answer}"`, () => chat.locator(".msg.agent", { hasText: COMMAND.answer }).count(), 60_000);
   await turnEnded(wb, chat, "ask");

@@ -1,6 +1,7 @@
 // Chat webview script. The HTML it inserts is rendered (escaped, then formatted) by the
 // extension host; this script only places it, shows or hides subagents' tool calls and long
-// outputs, moves keyboard focus through the conversation, and sends prompts back.
+// outputs, moves keyboard focus through the conversation, draws the header's pickers (with DOM
+// APIs, from plain data) and sends prompts and choices back.
 
 /**
  * Where a key pressed in the conversation sends focus: an item's index, "prompt", or null (not
@@ -38,8 +39,12 @@ function promptKeyGoesToTranscript(key, mods) {
   const usage = document.getElementById("usage");
   const form = document.getElementById("composer");
   const prompt = document.getElementById("prompt");
-  const cancel = document.getElementById("cancel");
+  const stop = document.getElementById("stop");
   const send = document.getElementById("send");
+  const sessionSelect = document.getElementById("session-select");
+  const pickers = document.getElementById("pickers");
+  /** Pickers the HTML has from the start: kept, empty, when the session has no such option. */
+  const FIXED_PICKERS = ["mode-select", "model-select"];
   let busy = false;
   /** The item Tab enters the conversation on (roving tabindex); null: the newest. */
   let current = null;
@@ -151,12 +156,79 @@ function promptKeyGoesToTranscript(key, mods) {
     if (gap) gap.hidden = expanded;
   }
 
+  function optionNode(choice) {
+    const option = document.createElement("option");
+    option.value = choice.value;
+    option.textContent = choice.label;
+    if (choice.description) option.title = choice.description;
+    return option;
+  }
+
+  /** Fills a select with choices (a choice with `choices` is an optgroup), then selects `value`. */
+  function fillSelect(select, choices, value) {
+    select.textContent = "";
+    for (const choice of choices) {
+      if (!Array.isArray(choice.choices)) {
+        select.appendChild(optionNode(choice));
+        continue;
+      }
+      const group = document.createElement("optgroup");
+      group.label = choice.group;
+      for (const inner of choice.choices) group.appendChild(optionNode(inner));
+      select.appendChild(group);
+    }
+    select.value = value;
+  }
+
+  /** The session picker, then a picker per config option in the agent's order. */
+  function showHeader(header) {
+    fillSelect(sessionSelect, header.sessions, header.sessionId);
+    const shown = new Set();
+    for (const picker of header.pickers) {
+      let select = document.getElementById(picker.id);
+      if (!select) {
+        select = document.createElement("select");
+        select.id = picker.id;
+      }
+      select.dataset.config = picker.configId;
+      select.setAttribute("aria-label", picker.label);
+      select.title = picker.description ? picker.label + ": " + picker.description : picker.label;
+      fillSelect(select, picker.choices, picker.value);
+      select.disabled = !header.enabled;
+      select.hidden = false;
+      pickers.appendChild(select); // moved into the agent's order
+      shown.add(picker.id);
+    }
+    for (const select of Array.from(pickers.children)) {
+      if (shown.has(select.id)) continue;
+      if (!FIXED_PICKERS.includes(select.id)) {
+        select.remove();
+        continue;
+      }
+      delete select.dataset.config;
+      fillSelect(select, [{ value: "", label: select.getAttribute("aria-label") }], "");
+      select.disabled = true;
+      select.hidden = header.enabled; // a session without this option: out of the way
+    }
+  }
+
+  /** The usage line: plain text, and a sentence for screen readers. */
+  function showUsage(view) {
+    usage.textContent = view && view.text ? view.text : "";
+    if (view && view.label) usage.setAttribute("aria-label", view.label);
+    else usage.removeAttribute("aria-label");
+  }
+
+  function stopTurn() {
+    if (busy) vscode.postMessage({ type: "stop" });
+  }
+
   window.addEventListener("message", (event) => {
     const message = event.data;
     const stick = nearBottom();
     if (message.type === "reset") {
       transcript.textContent = "";
-      usage.textContent = "";
+      showUsage(null);
       current = null;
       streaming = null;
     } else if (message.type === "items") {
@@ -171,12 +243,16 @@ function promptKeyGoesToTranscript(key, mods) {
           announce(item.label);
         }
       }
-      usage.innerHTML = message.usage;
+      showUsage(message.usage);
     } else if (message.type === "busy") {
       busy = message.busy === true;
       document.body.classList.toggle("busy", busy);
       send.disabled = busy; // one turn at a time
+      stop.hidden = !busy;
+      stop.disabled = !busy;
       if (!busy) announceFinished();
+    } else if (message.type === "header") {
+      showHeader(message);
     }
     if (stick) window.scrollTo(0, document.body.scrollHeight);
   });
@@ -192,6 +268,9 @@ function promptKeyGoesToTranscript(key, mods) {
     if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
       form.requestSubmit();
+    } else if (event.key === "Escape" && busy) {
+      event.preventDefault();
+      stopTurn();
     } else if (promptKeyGoesToTranscript(event.key, event)) {
       const last = transcript.lastElementChild;
       if (!last) return;
@@ -200,7 +279,14 @@ function promptKeyGoesToTranscript(key, mods) {
       last.focus();
     }
   });
-  cancel.addEventListener("click", () => vscode.postMessage({ type: "cancel" }));
+  stop.addEventListener("click", stopTurn);
+  sessionSelect.addEventListener("change", () => vscode.postMessage({ type: "selectSession", sessionId: sessionSelect.value }));
+  pickers.addEventListener("change", (event) => {
+    const select = event.target;
+    if (select && select.dataset && select.dataset.config !== undefined) {
+      vscode.postMessage({ type: "setOption", configId: select.dataset.config, value: select.value });
+    }
+  });
   transcript.addEventListener("focusin", (event) => setCurrent(itemOf(event.target)));
   transcript.addEventListener("keydown", (event) => {
     const item = itemOf(event.target);

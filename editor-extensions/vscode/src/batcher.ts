@@ -1,10 +1,13 @@
 // Collects changes and hands them on together, at most once per interval: a reply streamed in
 // thousands of chunks, or a command printing thousands of lines, is drawn a few times a second
 // rather than once per chunk. Each value is handed on once per batch (the latest added for its key).
+// Adding nothing still counts as a change (the chat's usage line changes with no item), so the
+// batch is then handed on empty.
 
 export class Batcher<T> {
   private readonly pending = new Map<string, T>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private changed = false;
 
   constructor(
     private readonly keyOf: (value: T) => string,
@@ -14,16 +17,18 @@ export class Batcher<T> {
 
   add(values: readonly T[]): void {
     for (const value of values) this.pending.set(this.keyOf(value), value);
-    if (this.pending.size > 0 && this.timer === undefined) this.timer = setTimeout(() => this.flush(), this.intervalMs);
+    this.changed = true;
+    if (this.timer === undefined) this.timer = setTimeout(() => this.flush(), this.intervalMs);
   }
 
   /** Hands on what is pending now. */
   flush(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.size === 0) return;
+    if (!this.changed) return;
     const values = [...this.pending.values()];
     this.pending.clear();
+    this.changed = false;
     this.deliver(values);
   }
 
@@ -32,5 +37,6 @@ export class Batcher<T> {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.pending.clear();
+    this.changed = false;
   }
 }

@@ -1,13 +1,23 @@
-// The chat webview view: shows the transcript and sends prompts typed into it.
+// The chat webview view: shows the header, the transcript and the usage line, and carries what
+// the user does there (prompts, Stop, the header's pickers) back to the extension.
 import * as vscode from "vscode";
-import { itemLabel, renderItem, renderUsage } from "./render";
+import { toHeaderView, type HeaderState } from "./header";
+import { itemLabel, renderItem } from "./render";
 import type { CommandView } from "./terminals";
 import type { Item, Usage } from "./transcript";
+import { toUsageView } from "./usage";
 import { chatHtml, makeNonce } from "./webviewHtml";
 
 export interface ChatActions {
   prompt(text: string): void;
-  cancel(): void;
+  /** The Stop button, or Escape in the prompt box: cancels the running turn. */
+  stop(): void;
+  /** The session picker: a listed session's id, or "" for a new session. */
+  selectSession(sessionId: string): void;
+  /** A header picker: a config option (or the mode) set to one of its values. */
+  setOption(configId: string, value: string): void;
+  /** The view opened: the session list is asked for again. */
+  refreshSessions(): void;
   /** A `file:` link clicked in the chat. */
   openFile(href: string): void;
   /** A subagent's tool calls shown or hidden in the chat (`id`: the tool call's item id). */
@@ -17,12 +27,14 @@ export interface ChatActions {
   /** A command the agent runs here, as its card shows it. */
   command(terminalId: string): CommandView | undefined;
   /** Everything to show when the view (re)opens. */
-  snapshot(): { items: Item[]; usage: Usage | null; busy: boolean };
+  snapshot(): { items: Item[]; usage: Usage | null; busy: boolean; header: HeaderState };
 }
 
 type FromWebview =
   | { type: "prompt"; text: string }
-  | { type: "cancel" }
+  | { type: "stop" }
+  | { type: "selectSession"; sessionId: string }
+  | { type: "setOption"; configId: string; value: string }
   | { type: "ready" }
   | { type: "openFile"; href: string }
   | { type: "toggleTool"; id: string; expanded: boolean }
@@ -49,16 +61,21 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     });
     view.webview.onDidReceiveMessage((message: FromWebview) => {
       if (message.type === "prompt" && typeof message.text === "string") this.actions.prompt(message.text);
-      else if (message.type === "cancel") this.actions.cancel();
+      else if (message.type === "stop") this.actions.stop();
+      else if (message.type === "selectSession" && typeof message.sessionId === "string") this.actions.selectSession(message.sessionId);
+      else if (message.type === "setOption" && typeof message.configId === "string" && typeof message.value === "string")
+        this.actions.setOption(message.configId, message.value);
       else if (message.type === "openFile" && typeof message.href === "string") this.actions.openFile(message.href);
       else if (message.type === "toggleTool" && typeof message.id === "string" && typeof message.expanded === "boolean")
         this.actions.toggleTool(message.id, message.expanded);
       else if (message.type === "showTerminal" && typeof message.terminalId === "string") this.actions.showTerminal(message.terminalId);
       else if (message.type === "ready") {
-        const { items, usage, busy } = this.actions.snapshot();
+        const { items, usage, busy, header } = this.actions.snapshot();
         this.post({ type: "reset" });
         this.showItems(items, usage);
         this.setBusy(busy);
+        this.showHeader(header);
+        this.actions.refreshSessions();
       }
     });
     view.onDidDispose(() => {
@@ -82,7 +99,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       command: (terminalId: string) => this.actions.command(terminalId),
     };
     const html = items.map((i) => ({ id: i.id, kind: i.kind, html: renderItem(i, context), label: itemLabel(i) }));
-    this.post({ type: "items", items: html, usage: renderUsage(usage) });
+    this.post({ type: "items", items: html, usage: toUsageView(usage) });
+  }
+
+  showHeader(header: HeaderState): void {
+    this.post({ type: "header", ...toHeaderView(header) });
   }
 
   setBusy(busy: boolean): void {

@@ -6,6 +6,7 @@ import { ChatViewProvider } from "./chatView";
 import { VscodeDiagnosticsHandler } from "./diagnosticsHandler";
 import { EditedFileRevealer } from "./editedFileReveal";
 import { VscodeFsHandler } from "./fsHandler";
+import { NEW_SESSION } from "./header";
 import type { Log } from "./log";
 import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "./permissionPrompt";
 import { selectionLines, selectionPrompt } from "./selection";
@@ -97,6 +98,7 @@ export function activate(context: vscode.ExtensionContext): void {
         chat.reset();
       },
       onMode: (modeId) => status.show(state, undefined, modeId),
+      onHeader: (header) => chat.showHeader(header),
     },
   });
   controller = session;
@@ -129,10 +131,35 @@ export function activate(context: vscode.ExtensionContext): void {
     }, report);
   };
 
+  const newSession = async (): Promise<void> => {
+    chat.reveal(); // at once: the chat shows the session starting
+    try {
+      await session.newSession(workspaceRoot());
+    } catch (err) {
+      report(err);
+    }
+  };
+  /** The header's session picker: "" starts a new session, a listed one is loaded. */
+  const selectSession = async (sessionId: string): Promise<void> => {
+    if (sessionId === NEW_SESSION) return newSession();
+    const listed = session.header.sessions.find((s) => s.sessionId === sessionId);
+    if (!listed || sessionId === session.sessionId) {
+      chat.showHeader(session.header); // the picker goes back to the session shown
+      return;
+    }
+    await session.loadSession(sessionId, listed.cwd).catch(report);
+  };
+
   const chat = new ChatViewProvider(context.extensionUri, {
     prompt: (text) => send([{ type: "text", text }], text),
     openFile: (href) => void openFileLink(href).catch(report),
-    cancel: () => void session.cancel().catch(report),
+    stop: () => void session.cancel().catch(report),
+    selectSession: (sessionId) => void selectSession(sessionId),
+    setOption: (configId, value) => void session.setOption(configId, value).catch(report),
+    refreshSessions: () => {
+      // Not without a folder: the agent is not started then, and the first prompt says why.
+      if (vscode.workspace.workspaceFolders?.[0]) void session.refreshSessions(workspaceRoot());
+    },
     toggleTool: (id, expanded) => {
       // The webview has already flipped it; showing the item again keeps a render sent meanwhile from undoing that.
       const item = session.transcript.setExpanded(id, expanded);
@@ -146,6 +173,7 @@ export function activate(context: vscode.ExtensionContext): void {
       items: session.transcript.items,
       usage: session.transcript.usage,
       busy: state === "working" || state === "waiting",
+      header: session.header,
     }),
   });
 
@@ -159,14 +187,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, {
       webviewOptions: { retainContextWhenHidden: true },
     }),
-    vscode.commands.registerCommand("heron.newSession", async () => {
-      chat.reveal(); // at once: the chat shows the session starting
-      try {
-        await session.newSession(workspaceRoot());
-      } catch (err) {
-        report(err);
-      }
-    }),
+    vscode.commands.registerCommand("heron.newSession", newSession),
     vscode.commands.registerCommand("heron.askAboutSelection", async () => {
       const editor = vscode.window.activeTextEditor;
       if (!editor || editor.selection.isEmpty) {

@@ -2,7 +2,7 @@
 // screen readers. Pure: no vscode.
 import { escapeHtml, renderMarkdown } from "./markdown";
 import { childrenSummary, renderToolCard, statusLabel, type CardContext } from "./toolCard";
-import type { Item, Usage } from "./transcript";
+import type { Item } from "./transcript";
 
 export { alignLines, renderDiff } from "./diff";
 export { childrenSummary, type CardContext, type PathDisplay } from "./toolCard";
@@ -64,11 +64,4 @@ export function itemLabel(item: Item): string {
     case "notice":
       return `Notice: ${gist(item.title, 80)}`;
   }
-}
-
-export function renderUsage(usage: Usage | null): string {
-  if (!usage) return "";
-  const pct = usage.size > 0 ? Math.round((usage.used / usage.size) * 100) : 0;
-  const cost = usage.cost ? ` · ${usage.cost.amount.toFixed(4)} ${usage.cost.currency}` : "";
-  return escapeHtml(`${usage.used.toLocaleString("en-US")} / ${usage.size.toLocaleString("en-US")} tokens (${pct}%)${cost}`);
 }

@@ -6,53 +6,29 @@ import {
   type ContentBlock,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
+  type SessionConfigOption,
   type SessionInfo,
   type SessionModeState,
   type SessionNotification,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import { AgentProcess, type AgentCommand } from "./agentProcess";
-import { connectToAgent, type AgentConnection, type FsHandler, type TerminalHandler } from "./connection";
-import type { DiagnosticsHandler, DiagnosticsParams, DiagnosticsResult } from "./diagnostics";
-import type { Log } from "./log";
+import { AgentProcess } from "./agentProcess";
+import { connectToAgent, type AgentConnection } from "./connection";
+import type { DiagnosticsParams, DiagnosticsResult } from "./diagnostics";
+import { MODES_CONFIG_ID, type HeaderState } from "./header";
 import { embeddedAsText } from "./selection";
-import { Transcript, type Item } from "./transcript";
+import { SessionDetails, type SessionSetup } from "./sessionDetails";
+import type { SessionControllerOptions, SessionState } from "./sessionPorts";
+import { Transcript } from "./transcript";
 
-export type SessionState = "stopped" | "starting" | "ready" | "working" | "waiting" | "error";
-
-export interface SessionListener {
-  onState(state: SessionState, detail?: string): void;
-  /** Items that changed (or were added) in the transcript. */
-  onItems(items: Item[]): void;
-  /** The transcript was cleared (new or loaded session). */
-  onReset(): void;
-  /** The session's current mode changed (set by us or by the agent). */
-  onMode?(modeId: string | null): void;
-}
+export type { PermissionPrompter, SessionControllerOptions, SessionListener, SessionState } from "./sessionPorts";
 
 /** A prompt was sent while another turn is still running. */
 export class TurnInProgressError extends Error {
   constructor() {
-    super("Heron is still working on the last prompt: wait for it, or cancel it first.");
+    super("Heron is still working on the last prompt: wait for it, or stop it first.");
     this.name = "TurnInProgressError";
   }
-}
-
-export interface PermissionPrompter {
-  request(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
-}
-
-export interface SessionControllerOptions {
-  agentCommand: () => AgentCommand;
-  /** The approval mode to set on every new session, e.g. "ask". */
-  initialMode: () => string | undefined;
-  fs: FsHandler;
-  terminals: TerminalHandler & { releaseAll(): void };
-  permissions: PermissionPrompter;
-  /** The editor's diagnostics for the agent; without it they are not offered. */
-  diagnostics?: DiagnosticsHandler;
-  log: Log;
-  listener: SessionListener;
 }
 
 export class SessionController {
@@ -60,7 +36,10 @@ export class SessionController {
   sessionId: string | null = null;
   /** The folder the current session works in (its cwd). */
   private sessionCwd: string | null = null;
-  modes: SessionModeState | null = null;
+  /** Its modes, config options and title, and the workspace's session list. */
+  private readonly details = new SessionDetails();
+  /** Only the answer to the latest `session/list` is kept. */
+  private listRequests = 0;
   private agent: AgentProcess | null = null;
   private connecting: Promise<AgentConnection> | null = null;
   private state: SessionState = "stopped";
@@ -73,6 +52,15 @@ export class SessionController {
 
   get currentState(): SessionState {
     return this.state;
+  }
+
+  get modes(): SessionModeState | null {
+    return this.details.modes;
+  }
+
+  get header(): HeaderState {
+    const { title, sessions, configOptions, modes } = this.details;
+    return { sessionId: this.sessionId, title, sessions, configOptions, modes };
   }
 
   /** A turn is running: new prompts are refused until it ends. */
@@ -104,6 +92,7 @@ export class SessionController {
       this.agent = null;
       this.connecting = null;
       this.sessionId = null;
+      this.emitHeader();
       // Whatever the agent started through us is orphaned now, and its tools will not finish.
       this.turnAbort.abort();
       this.options.terminals.releaseAll();
@@ -134,12 +123,12 @@ export class SessionController {
   private async openSession(cwd: string): Promise<string> {
     const { connection } = await this.connect();
     this.resetTranscript();
-    this.sessionId = null;
+    this.showSession(null);
     const response = await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    this.sessionId = response.sessionId;
     this.sessionCwd = cwd;
-    this.modes = response.modes ?? null;
-    this.setCurrentMode(this.modes?.currentModeId ?? null);
+    this.showSession(response.sessionId);
+    this.setUp(response);
+    this.listAgain(cwd);
     const wanted = this.options.initialMode();
     if (wanted && this.modes && this.modes.currentModeId !== wanted) {
       if (this.modes.availableModes.some((m) => m.id === wanted)) await this.setMode(wanted);
@@ -156,10 +145,50 @@ export class SessionController {
     this.setCurrentMode(modeId);
   }
 
+  /** `session/set_config_option` (the modes' `session/set_mode` without options); on an error the header is shown as it was. */
+  async setOption(configId: string, value: string): Promise<void> {
+    try {
+      const { connection } = await this.connect();
+      const sessionId = this.requireSession();
+      const options = this.details.configOptions;
+      if (options.length === 0 && configId === MODES_CONFIG_ID && this.modes) {
+        await this.setMode(value);
+        return;
+      }
+      if (!options.some((o) => o.id === configId && o.type === "select")) throw new Error(`the session has no option ${configId}`);
+      const response = await connection.agent.request(methods.agent.session.setConfigOption, { sessionId, configId, value });
+      if (sessionId === this.sessionId) this.applyConfigOptions(response.configOptions);
+    } catch (err) {
+      this.emitHeader();
+      throw err;
+    }
+  }
+
+  /** Another session is shown (null: none); nothing is known of it until its answer arrives. */
+  private showSession(sessionId: string | null): void {
+    this.sessionId = sessionId;
+    this.details.open();
+    this.setCurrentMode(null);
+  }
+
+  /** What `session/new` or `session/load` answered: the session's modes and config options. */
+  private setUp(setup: SessionSetup): void {
+    this.details.setUp(setup);
+    this.setCurrentMode(this.details.currentMode);
+  }
+
+  private applyConfigOptions(options: SessionConfigOption[]): void {
+    this.details.setConfigOptions(options);
+    const mode = this.details.currentMode;
+    if (mode !== null && mode !== this.transcript.currentModeId) this.setCurrentMode(mode);
+    else this.emitHeader();
+  }
+
   private setCurrentMode(modeId: string | null): void {
-    if (this.modes && modeId !== null) this.modes = { ...this.modes, currentModeId: modeId };
+    if (modeId !== null) this.details.setMode(modeId);
     this.transcript.currentModeId = modeId;
     this.options.listener.onMode?.(modeId);
+    this.emitHeader();
   }
 
   /** Sends a prompt in the current session (opening one in `cwd` if needed). One turn at a time. */
@@ -189,7 +218,11 @@ export class SessionController {
       this.setState("working");
       const response = await connection.agent.request(methods.agent.session.prompt, { sessionId, prompt });
       await settle();
+      if (response.stopReason === "cancelled") {
+        this.options.listener.onItems(this.transcript.apply({ sessionUpdate: "notice", severity: "info", title: "Stopped." }));
+      }
       this.setState("ready");
+      if (this.sessionCwd !== null) this.listAgain(this.sessionCwd); // a first prompt gives it a title
       return response.stopReason;
     } catch (err) {
       // An error answering this prompt leaves a live agent usable; a dead one is the error state.
@@ -217,11 +250,31 @@ export class SessionController {
 
   async listSessions(cwd: string): Promise<SessionInfo[]> {
     const { connection, initialize } = await this.connect();
-    if (!initialize.agentCapabilities?.sessionCapabilities?.list) {
-      throw new Error("the agent cannot list sessions");
+    if (!initialize.agentCapabilities?.sessionCapabilities?.list) throw new Error("the agent cannot list sessions");
+    return (await connection.agent.request(methods.agent.session.list, { cwd })).sessions;
+  }
+
+  /** The workspace's recent sessions for the header, asked again; never throws (a failure is logged). */
+  async refreshSessions(cwd: string): Promise<void> {
+    const request = ++this.listRequests;
+    let sessions: SessionInfo[] = [];
+    try {
+      const { connection, initialize } = await this.connect();
+      if (initialize.agentCapabilities?.sessionCapabilities?.list) {
+        sessions = (await connection.agent.request(methods.agent.session.list, { cwd })).sessions;
+      }
+    } catch (err) {
+      this.options.log.info(`listing sessions failed: ${describe(err)}`);
+      return;
     }
-    const response = await connection.agent.request(methods.agent.session.list, { cwd });
-    return response.sessions;
+    if (request !== this.listRequests) return; // a later refresh was asked for: its answer wins
+    this.details.sessions = sessions;
+    this.emitHeader();
+  }
+
+  /** The session list asked for again after a change, on the agent there is: a stopped one is not started for it. */
+  private listAgain(cwd: string): void {
+    if (this.connecting) void this.refreshSessions(cwd);
   }
 
   /** session/load: the agent replays the conversation as session updates. A running turn is cancelled first. */
@@ -232,20 +285,18 @@ export class SessionController {
     if (this.turn) throw new TurnInProgressError();
     const load = (async () => {
       this.resetTranscript();
-      this.sessionId = sessionId;
+      this.showSession(sessionId);
       this.sessionCwd = cwd;
       this.setState("working");
       try {
         const response = await connection.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
         await settle();
-        this.modes = response.modes ?? null;
-        this.setCurrentMode(this.modes?.currentModeId ?? null);
+        this.setUp(response);
         this.setState("ready");
+        this.listAgain(cwd);
       } catch (err) {
         // Back to a usable state: no session (the next prompt opens a new one).
-        this.sessionId = null;
-        this.modes = null;
-        this.setCurrentMode(null);
+        this.showSession(null);
         if (this.agent?.running) this.setState("ready", describe(err));
         else if (this.state !== "error") this.setState("error", describe(err));
         throw err;
@@ -267,6 +318,7 @@ export class SessionController {
     this.agent = null;
     this.connecting = null;
     this.sessionId = null;
+    this.emitHeader();
     if (agent) await agent.stop();
     this.setState("stopped");
   }
@@ -301,11 +353,19 @@ export class SessionController {
 
   private onUpdate(notification: SessionNotification): void {
     if (notification.sessionId !== this.sessionId) return;
-    const changed = this.transcript.apply(notification.update);
-    if (notification.update.sessionUpdate === "current_mode_update") {
-      this.setCurrentMode(notification.update.currentModeId);
+    const update = notification.update;
+    const changed = this.transcript.apply(update);
+    if (update.sessionUpdate === "current_mode_update") this.setCurrentMode(update.currentModeId);
+    else if (update.sessionUpdate === "config_option_update") this.applyConfigOptions(update.configOptions);
+    else if (update.sessionUpdate === "session_info_update" && typeof update.title === "string") {
+      this.details.title = update.title;
+      this.emitHeader();
     }
     this.options.listener.onItems(changed);
+  }
+
+  private emitHeader(): void {
+    this.options.listener.onHeader?.(this.header);
   }
 
   private resetTranscript(): void {

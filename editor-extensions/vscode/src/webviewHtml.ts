@@ -30,16 +30,23 @@ export function chatHtml(assets: WebviewAssets): string {
 <title>Heron</title>
 </head>
 <body>
+<header id="header">
+  <select id="session-select" aria-label="Session"><option value="">New session</option></select>
+  <div id="pickers">
+    <select id="mode-select" aria-label="Approval mode" disabled></select>
+    <select id="model-select" aria-label="Model" disabled></select>
+  </div>
+</header>
 <div id="transcript" role="log" aria-label="Conversation with Heron" aria-live="off"></div>
 <div id="announcer" class="sr-only" role="status" aria-live="polite"></div>
 <div id="footer">
-  <div id="usage"></div>
+  <div id="usage" role="status"></div>
   <form id="composer">
-    <textarea id="prompt" rows="3" aria-label="Prompt for Heron" aria-describedby="prompt-keys" placeholder="Ask Heron… (Enter to send, Shift+Enter for a new line)"></textarea>
-    <span id="prompt-keys" class="sr-only">Enter sends, Shift+Enter starts a new line, Alt+Up goes to the conversation.</span>
+    <textarea id="prompt" rows="3" aria-label="Prompt for Heron" aria-describedby="prompt-keys" placeholder="Ask Heron… (Enter to send, Shift+Enter for a new line, Escape to stop)"></textarea>
+    <span id="prompt-keys" class="sr-only">Enter sends, Shift+Enter starts a new line, Alt+Up goes to the conversation, Escape stops a running turn.</span>
     <div class="buttons">
       <button type="submit" id="send">Send</button>
-      <button type="button" id="cancel">Cancel</button>
+      <button type="button" id="stop" aria-label="Stop the turn" hidden disabled>Stop</button>
     </div>
   </form>
 </div>

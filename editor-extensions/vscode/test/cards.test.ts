@@ -176,4 +176,9 @@ test("the batcher hands on each changed value once per interval, the latest for 
   batcher.clear();
   await new Promise((r) => setTimeout(r, 30));
   assert.deepEqual(delivered, [["a2", "b1"], ["c1"]]);
+  // Nothing added is still a change (the usage line): handed on empty, once.
+  batcher.add([]);
+  batcher.flush();
+  batcher.flush();
+  assert.deepEqual(delivered, [["a2", "b1"], ["c1"], []]);
 });

@@ -9,11 +9,13 @@ import { test } from "node:test";
 import type { ReadTextFileRequest, WriteTextFileRequest } from "@agentclientprotocol/sdk";
 import { VscodeDiagnosticsHandler } from "../src/diagnosticsHandler";
 import { VscodeFsHandler } from "../src/fsHandler";
+import type { HeaderState } from "../src/header";
 import type { Log } from "../src/log";
 import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "../src/permissionPrompt";
 import { SessionController, type SessionState } from "../src/session";
 import type { Item } from "../src/transcript";
 import { VscodeTerminalHandler } from "../src/terminals";
+import { until } from "./fakeAgent";
 import { Diagnostic, DiagnosticSeverity, Position, Range, stub, Uri, workspace } from "./vscodeStub";
 
 // Tests run from the extension folder (npm scripts do); HERON_BIN overrides.
@@ -233,6 +235,69 @@ test("a subagent's tool calls from the real agent are nested under its delegate 
     assert.ok(sessionId);
     await session.loadSession(sessionId, ws);
     assert.deepEqual(shape(session.transcript.items), live, logLines.join("\n"));
+  } finally {
+    await session.stop();
+  }
+});
+
+test("the real agent's config options: the mode set through session/set_config_option; the session listed with its title", { skip, timeout: 90_000 }, async () => {
+  stub.reset();
+  const root = mkdtempSync(join(tmpdir(), "heron-vscode-header-"));
+  const home = mkdtempSync(join(root, "home-"));
+  const ws = mkdtempSync(join(root, "ws-"));
+  const script = join(root, "script.json");
+  writeFileSync(script, JSON.stringify({ rules: [{ match: "say hello", replies: [[{ text: "Hello." }]] }] }));
+  const logLines: string[] = [];
+  const headers: HeaderState[] = [];
+  const session = new SessionController({
+    agentCommand: () => ({
+      command: HERON_BIN,
+      args: ["acp"],
+      cwd: ws,
+      env: { ...process.env, HERON_HOME: home, HERON_MODEL: `scripted:${script}`, HERON_MODE: "ask" },
+    }),
+    initialMode: () => undefined,
+    fs: new VscodeFsHandler(),
+    terminals: new VscodeTerminalHandler(),
+    permissions: { request: () => Promise.resolve({ outcome: { outcome: "cancelled" } }) },
+    log: { info: (m) => logLines.push(m), traffic: (d, l) => logLines.push(`${d} ${l}`) },
+    listener: { onState: () => undefined, onItems: () => undefined, onReset: () => undefined, onHeader: (h) => headers.push(h) },
+  });
+  const current = (id: string): string | undefined => {
+    const option = headers.at(-1)?.configOptions.find((o) => o.id === id);
+    return option?.type === "select" ? option.currentValue : undefined;
+  };
+  try {
+    const sessionId = await session.newSession(ws);
+    assert.deepEqual(
+      headers.at(-1)?.configOptions.map((o) => [o.id, o.type]).slice(0, 2),
+      [
+        ["mode", "select"],
+        ["model", "select"],
+      ],
+      logLines.join("\n"),
+    );
+    assert.equal(current("mode"), "ask");
+    assert.equal(current("model"), `scripted:${script}`);
+
+    await session.setOption("mode", "plan");
+    assert.ok(logLines.some((l) => l.startsWith("->") && l.includes('"session/set_config_option"') && l.includes('"value":"plan"')));
+    assert.equal(current("mode"), "plan");
+    assert.equal(session.modes?.currentModeId, "plan");
+    await assert.rejects(session.setOption("mode", "nonsense"), /unknown mode/);
+    assert.equal(current("mode"), "plan", "a refused value changes nothing");
+
+    assert.equal(await session.prompt([{ type: "text", text: "Please say hello" }], "Please say hello", ws), "end_turn", logLines.join("\n"));
+    assert.equal(headers.at(-1)?.title, "Please say hello", "session_info_update");
+    await until("the titled session in the list", () => headers.at(-1)?.sessions.some((s) => s.sessionId === sessionId && s.title === "Please say hello") ?? false);
+    const listed = await session.listSessions(ws);
+    assert.equal(listed.find((s) => s.sessionId === sessionId)?.title, "Please say hello", JSON.stringify(listed));
+
+    // The mode is the session's: loading it brings it back.
+    await session.newSession(ws);
+    assert.equal(current("mode"), "ask");
+    await session.loadSession(sessionId, ws);
+    assert.equal(current("mode"), "plan");
   } finally {
     await session.stop();
   }

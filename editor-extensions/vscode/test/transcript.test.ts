@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { renderDiff, renderItem, renderUsage } from "../src/render";
+import { renderDiff, renderItem } from "../src/render";
+import { toUsageView } from "../src/usage";
 import { Transcript, type Item } from "../src/transcript";
 
 const text = (sessionUpdate: "agent_message_chunk" | "agent_thought_chunk", t: string, messageId?: string): SessionUpdate => ({
@@ -100,10 +101,10 @@ test("a plan is replaced within a turn, and a new turn starts a new plan", () =>
 
 test("usage updates are kept and rendered; mode updates tracked", () => {
   const t = new Transcript();
-  assert.equal(renderUsage(t.usage), "");
+  assert.equal(toUsageView(t.usage), null);
   assert.deepEqual(t.apply({ sessionUpdate: "usage_update", used: 5000, size: 200000, cost: { amount: 0.0123, currency: "USD" } }), []);
   assert.deepEqual(t.usage, { used: 5000, size: 200000, cost: { amount: 0.0123, currency: "USD" } });
-  assert.equal(renderUsage(t.usage), "5,000 / 200,000 tokens (3%) · 0.0123 USD");
+  assert.equal(toUsageView(t.usage)?.text, "5,000 / 200,000 tokens (3%) · $0.0123");
   t.apply({ sessionUpdate: "current_mode_update", currentModeId: "plan" });
   assert.equal(t.currentModeId, "plan");
 });

@@ -62,6 +62,13 @@ function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: u
     disabled: false,
     textContent: "",
     innerHTML: "",
+    attributes: new Map<string, string>(),
+    setAttribute(key: string, value: string) {
+      this.attributes.set(key, value);
+    },
+    removeAttribute(key: string) {
+      this.attributes.delete(key);
+    },
     addEventListener: (type: string, fn: (event: unknown) => void) => listeners.set(`${name}:${type}`, fn),
     appendChild: () => undefined,
     focused: false,
@@ -71,7 +78,7 @@ function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: u
     requestSubmit: () => listeners.get("composer:submit")?.({ preventDefault: () => undefined }),
   });
   const elements: Record<string, unknown> = {
-    ...Object.fromEntries(["transcript", "usage", "composer", "prompt", "cancel", "send"].map((n) => [n, element(n)])),
+    ...Object.fromEntries(["transcript", "usage", "composer", "prompt", "stop", "send", "session-select", "pickers"].map((n) => [n, element(n)])),
     ...dom.byId,
   };
   const posted: unknown[] = [];
