@@ -150,7 +150,12 @@ async function editApproved(wb, chat) {
   await until("the diff editor to close", async () => (await wb.editorTabs(DIFF_TITLE).count()) === 0, 10_000);
   // The edited file is shown, at the change (line 1), instead of an empty editor area.
   const active = wb.page.locator("#workbench\\.parts\\.editor .tab.active");
-  await until('the edited file "hello.py" in the active editor', async () => /^hello\.py/.test(flat(await active.innerText())), 10_000);
+  let tabs = [];
+  await until(
+    'the edited file "hello.py" in the active editor',
+    async () => (tabs = (await active.allInnerTexts()).map((t) => t.replace(/\s+/g, ""))).some((t) => t.startsWith("hello.py")),
+    10_000,
+  ).catch((err) => fail(`${err.message}; active tabs: ${JSON.stringify(tabs)}`));
   const shown = flat(await wb.page.locator("#workbench\\.parts\\.editor .monaco-editor .view-lines").first().innerText());
   if (!shown.includes("def welcome(name: str)")) fail(`the editor does not show the edited text: "${shown.slice(0, 120)}"`);
   const cursor = await wb.page.locator("#workbench\\.parts\\.statusbar", { hasText: "Ln " }).innerText();

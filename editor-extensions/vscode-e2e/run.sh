@@ -214,7 +214,7 @@ cs --user-data-dir "$USER_DATA" --extensions-dir "$EXTENSIONS" --install-extensi
   cat "$ARTIFACTS/install-extension.log" >&2
   die "code-server --install-extension failed"
 }
-ls "$EXTENSIONS" | grep -q '^heron\.' || {
+ls "$EXTENSIONS" | grep -q '^heron-agent\.heron-vscode-' || {
   cat "$ARTIFACTS/install-extension.log" >&2
   die "the extension is not in $EXTENSIONS after --install-extension"
 }

@@ -28,7 +28,7 @@ export const EDIT = {
 /** A command with a long output: shown live in a VS Code terminal, its output in the card. */
 export const COMMAND = {
   prompt: "Count to 300 in the terminal.",
-  command: "seq -f 'line %g of 300' 1 300",
+  command: "seq -f 'line %g of 300' 1 300 | tee counted.txt",
   lines: 300,
   answer: "Counted to 300.",
 };

@@ -1,5 +1,5 @@
 // Ties the commands Heron runs in VS Code terminals to the tool calls that show them: a terminal
-// is named after its tool call once that call shows it, and the call's card is drawn again as the
+// is named after the tool call that shows it, and the call's card is drawn again as the
 // command prints and when it exits (at most every `REFRESH_MS`).
 import { Batcher } from "./batcher";
 import { terminalName } from "./text";
@@ -9,7 +9,7 @@ import { terminalCalls, type Item } from "./transcript";
 export const REFRESH_MS = 150;
 
 export interface CommandTerminals {
-  rename(terminalId: string, name: string): void;
+  name(terminalId: string, name: string): void;
   onDidChange(listener: (terminalId: string) => void): { dispose(): void };
 }
 
@@ -37,7 +37,7 @@ export class TerminalCards {
 
   /** Items changed in the transcript: the terminals their tool calls show take the calls' titles. */
   itemsChanged(items: readonly Item[]): void {
-    for (const { terminalId, title } of terminalCalls(items)) this.terminals.rename(terminalId, terminalName(title));
+    for (const { terminalId, title } of terminalCalls(items)) this.terminals.name(terminalId, terminalName(title));
   }
 
   dispose(): void {

@@ -26,14 +26,21 @@ interface RunningCommand {
   terminal: CommandTerminal;
 }
 
-/** The VS Code terminal a command is shown in; it outlives the command (and its release). */
+/**
+ * The VS Code terminal a command is shown in; it outlives the command (and its release). It is
+ * created once the agent's tool call that shows the command names it, or after `NAMING_WAIT_MS`
+ * with the command line: VS Code keeps a terminal's first name (a pty's later name change only
+ * keeps its first word), so the name must be right from the start.
+ */
 interface CommandTerminal {
-  terminal: vscode.Terminal;
+  terminal: vscode.Terminal | null;
   write: vscode.EventEmitter<string>;
-  rename: vscode.EventEmitter<string>;
-  name: string;
-  /** Until VS Code opens the pty, what it would drop: text to write, then the latest name. */
-  beforeOpen: { writes: string[]; name: string | null } | null;
+  /** Until VS Code opens the pty, what it would drop. */
+  beforeOpen: string[] | null;
+  /** Its name if no tool call names it: the command line. */
+  fallbackName: string;
+  /** Creates it with `fallbackName`, if no tool call has named it by then. */
+  namingTimer: ReturnType<typeof setTimeout> | undefined;
   /** The user has closed it. */
   closed: boolean;
 }
@@ -55,6 +62,9 @@ export const KEPT_OUTPUT_CHARS = 256 * 1024;
 /** Released commands whose output is kept for the chat; the oldest are forgotten first. */
 export const KEPT_COMMANDS = 200;
 
+/** How long a command's terminal waits for the tool call that names it (it follows at once). */
+export const NAMING_WAIT_MS = 300;
+
 /** Terminals show "\r\n" line ends. */
 function forTerminal(text: string): string {
   return text.replace(/\r?\n/g, "\r\n");
@@ -73,15 +83,18 @@ export class VscodeTerminalHandler implements TerminalHandler {
   private readonly runTag = randomBytes(3).toString("hex");
   private counter = 0;
 
+  /** `namingWaitMs`: how long a terminal waits for its name (see `CommandTerminal`). */
+  constructor(private readonly namingWaitMs = NAMING_WAIT_MS) {}
+
   create(params: CreateTerminalRequest): Promise<CreateTerminalResponse> {
     this.counter += 1;
     const terminalId = `heron-${this.runTag}-${this.counter}`;
     const env = agentEnv(process.env);
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
     const commandLine = [params.command, ...(params.args ?? [])].join(" ");
-    const terminal = this.openTerminal(terminalId, terminalName(commandLine));
+    const terminal = this.prepareTerminal(terminalId, terminalName(commandLine));
     const show = (text: string): void => {
-      if (terminal.beforeOpen) terminal.beforeOpen.writes.push(text);
+      if (terminal.beforeOpen) terminal.beforeOpen.push(text);
       else terminal.write.fire(text);
     };
     show(`\x1b[2m$ ${forTerminal(commandLine)}\x1b[0m\r\n`);
@@ -131,41 +144,44 @@ export class VscodeTerminalHandler implements TerminalHandler {
       }),
     };
     this.commands.set(terminalId, running);
-    terminal.terminal.show(true);
     return Promise.resolve({ terminalId });
   }
 
-  /** A Pseudoterminal that keeps what VS Code would drop before open(): writes and a new name. */
-  private openTerminal(terminalId: string, name: string): CommandTerminal {
-    const write = new vscode.EventEmitter<string>();
-    const rename = new vscode.EventEmitter<string>();
-    const pty: vscode.Pseudoterminal = {
-      onDidWrite: write.event,
-      onDidChangeName: rename.event,
-      open: () => {
-        const pending = shown.beforeOpen;
-        shown.beforeOpen = null;
-        for (const text of pending?.writes ?? []) write.fire(text);
-        if (pending?.name) rename.fire(pending.name);
-      },
-      close: () => {
-        shown.closed = true;
-        this.killById(terminalId);
-        write.dispose();
-        rename.dispose();
-        this.changed.fire(terminalId);
-      },
-    };
+  /** A command's terminal, not yet created: see `CommandTerminal`. */
+  private prepareTerminal(terminalId: string, fallbackName: string): CommandTerminal {
     const shown: CommandTerminal = {
-      terminal: vscode.window.createTerminal({ name, pty }),
-      write,
-      rename,
-      name,
-      beforeOpen: { writes: [], name: null },
+      terminal: null,
+      write: new vscode.EventEmitter<string>(),
+      beforeOpen: [],
+      fallbackName,
+      namingTimer: setTimeout(() => this.createTerminal(terminalId, fallbackName), this.namingWaitMs),
       closed: false,
     };
     this.terminals.set(terminalId, shown);
     return shown;
+  }
+
+  /** Creates the VS Code terminal of a command, once, and brings it to the front. */
+  private createTerminal(terminalId: string, name: string): void {
+    const shown = this.terminals.get(terminalId);
+    if (!shown || shown.terminal) return;
+    clearTimeout(shown.namingTimer);
+    const pty: vscode.Pseudoterminal = {
+      onDidWrite: shown.write.event,
+      open: () => {
+        const pending = shown.beforeOpen ?? [];
+        shown.beforeOpen = null;
+        for (const text of pending) shown.write.fire(text);
+      },
+      close: () => {
+        shown.closed = true;
+        this.killById(terminalId);
+        shown.write.dispose();
+        this.changed.fire(terminalId);
+      },
+    };
+    shown.terminal = vscode.window.createTerminal({ name, pty });
+    shown.terminal.show(true);
   }
 
   output(params: TerminalOutputRequest): TerminalOutputResponse {
@@ -188,6 +204,7 @@ export class VscodeTerminalHandler implements TerminalHandler {
   release(params: ReleaseTerminalRequest): void {
     const running = this.get(params.terminalId);
     this.killById(params.terminalId);
+    this.show(params.terminalId, { focus: false }); // what ran stays to be read, named or not
     const output = running.output.text();
     this.released.set(params.terminalId, {
       output: output.slice(-KEPT_OUTPUT_CHARS),
@@ -214,20 +231,17 @@ export class VscodeTerminalHandler implements TerminalHandler {
     return released ? { ...released, terminalOpen } : undefined;
   }
 
-  /** Names the command's terminal (after the tool call that shows it). */
-  rename(terminalId: string, name: string): void {
-    const shown = this.terminals.get(terminalId);
-    if (!shown || shown.closed || shown.name === name) return;
-    shown.name = name;
-    if (shown.beforeOpen) shown.beforeOpen.name = name;
-    else shown.rename.fire(name);
+  /** Names the command's terminal (after the tool call that shows it), if it has no name yet. */
+  name(terminalId: string, name: string): void {
+    this.createTerminal(terminalId, name);
   }
 
-  /** Brings the command's terminal to the front; false when it is gone. */
-  show(terminalId: string): boolean {
+  /** Brings the command's terminal to the front (creating it if need be); false when it is gone. */
+  show(terminalId: string, { focus = true } = {}): boolean {
     const shown = this.terminals.get(terminalId);
     if (!shown || shown.closed) return false;
-    shown.terminal.show(false);
+    if (!shown.terminal) this.createTerminal(terminalId, shown.fallbackName);
+    else if (focus) shown.terminal.show(false);
     return true;
   }
 

@@ -141,7 +141,7 @@ test("a command's card is drawn again as it prints, at most once per interval, a
   const drawn: string[][] = [];
   const cards = new TerminalCards(
     {
-      rename: (id, name) => renamed.push([id, name]),
+      name: (id, name) => renamed.push([id, name]),
       onDidChange: (listener) => {
         fire = listener;
         return { dispose: () => undefined };

@@ -3,14 +3,14 @@ import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { beforeEach, test } from "node:test";
-import { VscodeTerminalHandler } from "../src/terminals";
+import { NAMING_WAIT_MS, VscodeTerminalHandler } from "../src/terminals";
 import { TERMINAL_NAME_CHARS, terminalName } from "../src/text";
 import { stub } from "./vscodeStub";
 
 beforeEach(() => stub.reset());
 
 test("runs a command, shows it in a pseudoterminal and returns its output and exit code", async () => {
-  const terminals = new VscodeTerminalHandler();
+  const terminals = new VscodeTerminalHandler(0);
   const cwd = mkdtempSync(`${tmpdir()}/heron-term-`);
   const { terminalId } = await terminals.create({
     sessionId: "s",
@@ -25,7 +25,6 @@ test("runs a command, shows it in a pseudoterminal and returns its output and ex
   assert.equal(output.output, `in ${cwd}\nhi there\n`);
   assert.equal(output.truncated, false);
   assert.deepEqual(output.exitStatus, { exitCode: 3, signal: null });
-  assert.equal(stub.terminals.length, 1);
   // VS Code opens the terminal a little later.
   await eventually(() => stub.terminals[0]?.written.includes(`in ${cwd}\r\nhi there\r\n`) ?? false);
   assert.ok(stub.terminals[0]?.written.includes(`in ${cwd}\r\nhi there\r\n`), stub.terminals[0]?.written);
@@ -34,7 +33,7 @@ test("runs a command, shows it in a pseudoterminal and returns its output and ex
 });
 
 test("respects outputByteLimit, keeping the end", async () => {
-  const terminals = new VscodeTerminalHandler();
+  const terminals = new VscodeTerminalHandler(0);
   const { terminalId } = await terminals.create({
     sessionId: "s",
     command: "/bin/sh",
@@ -50,7 +49,7 @@ test("respects outputByteLimit, keeping the end", async () => {
 });
 
 test("kill stops a running command (and its children)", async () => {
-  const terminals = new VscodeTerminalHandler();
+  const terminals = new VscodeTerminalHandler(0);
   const { terminalId } = await terminals.create({ sessionId: "s", command: "/bin/sh", args: ["-c", "sleep 30; echo late"] });
   const before = terminals.output({ sessionId: "s", terminalId });
   assert.equal(before.exitStatus, null);
@@ -61,7 +60,7 @@ test("kill stops a running command (and its children)", async () => {
 });
 
 test("what the command prints before VS Code opens the terminal is shown once it opens", async () => {
-  const terminals = new VscodeTerminalHandler();
+  const terminals = new VscodeTerminalHandler(0);
   const { terminalId } = await terminals.create({ sessionId: "s", command: "/bin/sh", args: ["-c", "echo early"] });
   // The header is written at once, before the (stub, like VS Code) terminal calls open().
   await terminals.waitForExit({ sessionId: "s", terminalId });
@@ -72,7 +71,7 @@ test("what the command prints before VS Code opens the terminal is shown once it
 });
 
 test("a command that cannot start exits 127, and the later close does not change that", async () => {
-  const terminals = new VscodeTerminalHandler();
+  const terminals = new VscodeTerminalHandler(0);
   const { terminalId } = await terminals.create({ sessionId: "s", command: "/no/such/command-heron" });
   assert.deepEqual(await terminals.waitForExit({ sessionId: "s", terminalId }), { exitCode: 127, signal: null });
   await new Promise((r) => setTimeout(r, 100)); // let any close event arrive
@@ -82,7 +81,7 @@ test("a command that cannot start exits 127, and the later close does not change
 });
 
 test("wait_for_exit answers when the process exits, even if a background child holds its output open", async () => {
-  const terminals = new VscodeTerminalHandler();
+  const terminals = new VscodeTerminalHandler(0);
   const started = Date.now();
   const { terminalId } = await terminals.create({
     sessionId: "s",
@@ -100,7 +99,7 @@ test("terminal commands do not inherit VS Code's own Node/Electron variables", a
   const saved = { ...process.env };
   Object.assign(process.env, { ELECTRON_RUN_AS_NODE: "1", NODE_OPTIONS: "--inspect", VSCODE_PID: "42", HERON_KEEP: "yes" });
   try {
-    const terminals = new VscodeTerminalHandler();
+    const terminals = new VscodeTerminalHandler(0);
     const { terminalId } = await terminals.create({
       sessionId: "s",
       command: "/bin/sh",
@@ -122,25 +121,31 @@ async function eventually(condition: () => boolean): Promise<void> {
   while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
 }
 
-test("a terminal takes a new name (also one given before VS Code opened it), and short names", async () => {
+test("a terminal is named after the tool call that shows it, else after the command line", async () => {
   const terminals = new VscodeTerminalHandler();
-  const { terminalId } = await terminals.create({ sessionId: "s", command: "/bin/sh", args: ["-c", "sleep 0.2"] });
-  assert.equal(stub.terminals[0]?.name, "Heron: /bin/sh -c sleep 0.2", "the command line until the tool call is known");
-  terminals.rename(terminalId, terminalName("Run `pytest -q`")); // before open(): kept until then
-  await eventually(() => stub.terminals[0]?.name === "Heron: Run `pytest -q`");
-  const terminal = stub.terminals[0];
-  assert.equal(terminal.name, "Heron: Run `pytest -q`");
-  terminals.rename(terminalId, "Heron: again");
-  assert.equal(terminal.name, "Heron: again");
-  await terminals.waitForExit({ sessionId: "s", terminalId });
-  terminals.release({ sessionId: "s", terminalId });
+  const named = await terminals.create({ sessionId: "s", command: "/bin/sh", args: ["-c", "echo named"] });
+  assert.equal(stub.terminals.length, 0, "no terminal until the tool call names it");
+  terminals.name(named.terminalId, terminalName("Run `pytest -q`"));
+  terminals.name(named.terminalId, "Heron: again"); // named once: VS Code keeps a terminal's first name
+  assert.deepEqual(stub.terminals.map((t) => t.name), ["Heron: Run `pytest -q`"]);
+  await terminals.waitForExit({ sessionId: "s", terminalId: named.terminalId });
+  await eventually(() => stub.terminals[0]?.written.includes("named") === true);
+  const written = stub.terminals[0]?.written ?? "";
+  assert.ok(written.includes("$ /bin/sh -c echo named") && written.includes("\r\nnamed\r\n"), `what it printed before the terminal existed: ${JSON.stringify(written)}`);
+  assert.equal(stub.terminals[0]?.shown, 1, "brought to the front");
+  terminals.release({ sessionId: "s", terminalId: named.terminalId });
+
+  const unnamed = await terminals.create({ sessionId: "s", command: "/bin/sh", args: ["-c", "sleep 0.1"] });
+  await new Promise((r) => setTimeout(r, NAMING_WAIT_MS + 50));
+  assert.equal(stub.terminals[1]?.name, "Heron: /bin/sh -c sleep 0.1", `no tool call within ${NAMING_WAIT_MS} ms: the command line`);
+  terminals.release({ sessionId: "s", terminalId: unnamed.terminalId });
   const long = terminalName(`Run \`${"x".repeat(100)}\`\n--flag`);
   assert.equal(long.length, TERMINAL_NAME_CHARS);
   assert.ok(long.startsWith("Heron: Run `xxx") && long.endsWith("…") && !long.includes("\n"), long);
 });
 
 test("the chat sees a command's output live, and its final output and exit status after release", async () => {
-  const terminals = new VscodeTerminalHandler();
+  const terminals = new VscodeTerminalHandler(0);
   const changes: string[] = [];
   terminals.onDidChange((id) => changes.push(id));
   const { terminalId } = await terminals.create({
@@ -174,8 +179,8 @@ test("the chat sees a command's output live, and its final output and exit statu
 });
 
 test("terminal ids differ from one run of the extension to the next", async () => {
-  const first = await new VscodeTerminalHandler().create({ sessionId: "s", command: "/bin/true" });
-  const second = await new VscodeTerminalHandler().create({ sessionId: "s", command: "/bin/true" });
+  const first = await new VscodeTerminalHandler(0).create({ sessionId: "s", command: "/bin/true" });
+  const second = await new VscodeTerminalHandler(0).create({ sessionId: "s", command: "/bin/true" });
   assert.match(first.terminalId, /^heron-[0-9a-f]{6}-1$/);
   assert.notEqual(first.terminalId, second.terminalId);
 });

@@ -138,7 +138,6 @@ const diagnosticChanges = new EventEmitter<{ uris: readonly Uri[] }>();
 
 interface Pty {
   onDidWrite: (listener: (text: string) => void) => unknown;
-  onDidChangeName?: (listener: (name: string) => void) => unknown;
   open(initialDimensions: unknown): void;
   close(): void;
 }
@@ -410,7 +409,7 @@ export const window = {
     stub.webviewProviders.set(viewId, provider);
     return disposable;
   },
-  /** Like VS Code: open() comes a little later, and what the pty writes (or a name it takes) before it is dropped. */
+  /** Like VS Code: open() comes a little later, and what the pty writes before it is dropped. */
   createTerminal(options: { name: string; pty: Pty }): StubTerminal {
     const terminal: StubTerminal = {
       name: options.name,
@@ -422,9 +421,6 @@ export const window = {
     let opened = false;
     options.pty.onDidWrite((text) => {
       if (opened) terminal.written += text;
-    });
-    options.pty.onDidChangeName?.((name) => {
-      if (opened) terminal.name = name;
     });
     setTimeout(() => {
       opened = true;
