@@ -172,7 +172,7 @@ async function commandInTerminal(wb, chat) {
   await until("the command's approval question", () => widget.isVisible(), 30_000);
   const labels = (await rows.allInnerTexts()).map(flat);
   log(`command approval: ${JSON.stringify(labels)}`);
-  const once = labels.findIndex((label) => /^Allow\b/.test(label) && !/Always/.test(label));
+  const once = labels.findIndex((label) => label.startsWith("Allow") && !label.includes("Always"));
   if (once < 0) fail(`no "Allow" choice for the command: ${JSON.stringify(labels)}`);
   await wb.shot("06-command-approval.png");
   // Answered with the keyboard alone: down to "Allow", Enter.

@@ -263,6 +263,7 @@ function promptKeyGoesToTranscript(key, mods) {
     if (!text || busy) return;
     vscode.postMessage({ type: "prompt", text });
     prompt.value = "";
+    window.scrollTo(0, document.body.scrollHeight); // a new turn is followed from the bottom
   });
   prompt.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey) {

@@ -123,26 +123,29 @@ function loadChat() {
   stop.disabled = true;
   const windowListeners = new Map<string, (event: { data: unknown }) => void>();
   const posted: unknown[] = [];
+  const scrolls: number[] = [];
   const byId = (id: string): FakeElement | null => [...body.descendants()].find((n) => n.id === id) ?? null;
   runInNewContext(readFileSync("media/chat.js", "utf8"), {
     acquireVsCodeApi: () => ({ postMessage: (m: unknown) => posted.push(JSON.parse(JSON.stringify(m))) }),
     document: {
       getElementById: byId,
       createElement: (tag: string) => (tag === "select" ? new FakeSelect(tag) : new FakeElement(tag)),
-      body: Object.assign(body, { scrollHeight: 0, classList: { toggle: () => undefined } }),
+      body: Object.assign(body, { scrollHeight: 480, classList: { toggle: () => undefined } }),
       activeElement: body,
       querySelector: () => null,
     },
     window: {
       innerHeight: 0,
       scrollY: 0,
-      scrollTo: () => undefined,
+      scrollTo: (_x: number, y: number) => scrolls.push(y),
       addEventListener: (type: string, fn: (event: { data: unknown }) => void) => windowListeners.set(type, fn),
     },
     CSS: { escape: (s: string) => s },
   });
   return {
     posted,
+    scrolls,
+    form,
     sessionSelect,
     pickers,
     usage,
@@ -258,4 +261,12 @@ test("the usage line is text with a label for screen readers, cleared with the c
   chat.receive({ type: "reset" });
   assert.equal(chat.usage.textContent, "");
   assert.equal(chat.usage.getAttribute("aria-label"), null);
+});
+
+test("sending a prompt follows the new turn from the bottom, wherever the reader had scrolled", () => {
+  const chat = loadChat();
+  chat.prompt.value = "Run the tests";
+  chat.form.dispatch("submit");
+  assert.deepEqual(chat.posted.slice(1), [{ type: "prompt", text: "Run the tests" }]);
+  assert.deepEqual(chat.scrolls, [480]);
 });
