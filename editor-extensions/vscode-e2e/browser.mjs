@@ -4,11 +4,11 @@
 // mode switch from the chat's picker; a streaming reply stopped half-way; then the window reloads
 // and the session comes back from the session picker with its history.
 // Each step asserts on the DOM and leaves a screenshot in the artifacts folder. Started by run.sh.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { COMMAND, EDIT, HELLO_AFTER, HELLO_BEFORE, READ, SESSION_TITLE, STREAM } from "./scenario.mjs";
+import { COMMAND, EDIT, HELLO_AFTER, HELLO_BEFORE, MCP, READ, SESSION_TITLE, STREAM } from "./scenario.mjs";
 import { Failure, Workbench, fail, flat, log, recordBrowserPid, step, until } from "./workbench.mjs";
 
 const env = (name) => {
@@ -20,6 +20,7 @@ const URL = env("E2E_URL");
 const ARTIFACTS = env("E2E_ARTIFACTS");
 const CHROMIUM = env("E2E_CHROMIUM");
 const HELLO_PATH = join(env("E2E_WORKSPACE"), "src", "hello.py");
+const HERON_HOME = env("E2E_HERON_HOME");
 const DIFF_TITLE = "hello.py: Heron's proposed edit"; // the extension's vscode.diff title
 
 /** What each step saw, written to result.json. */
@@ -165,20 +166,25 @@ async function editApproved(wb, chat) {
   await wb.shot("05-applied.png");
 }
 
+/** Answers a question of Heron's (a quick pick) with "Allow" (once), with the keyboard alone. */
+async function approveOnce(wb, what, shot) {
+  const { widget, rows } = wb.quickPick();
+  await until(what, () => widget.isVisible(), 30_000);
+  const labels = (await rows.allInnerTexts()).map(flat);
+  log(`${what}: ${JSON.stringify(labels)}`);
+  const once = labels.findIndex((label) => label.startsWith("Allow") && !label.includes("Always"));
+  if (once < 0) fail(`no "Allow" choice: ${JSON.stringify(labels)}`);
+  await wb.shot(shot);
+  for (let i = 0; i < once; i++) await wb.page.keyboard.press("ArrowDown");
+  await wb.page.keyboard.press("Enter");
+  await until(`${what} to close`, async () => !(await widget.isVisible()), 10_000);
+  return labels;
+}
+
 async function commandInTerminal(wb, chat) {
   await send(chat, COMMAND.prompt);
   // Commands need approval in "ask": a quick pick of Heron's options.
-  const { widget, rows } = wb.quickPick();
-  await until("the command's approval question", () => widget.isVisible(), 30_000);
-  const labels = (await rows.allInnerTexts()).map(flat);
-  log(`command approval: ${JSON.stringify(labels)}`);
-  const once = labels.findIndex((label) => label.startsWith("Allow") && !label.includes("Always"));
-  if (once < 0) fail(`no "Allow" choice for the command: ${JSON.stringify(labels)}`);
-  await wb.shot("06-command-approval.png");
-  // Answered with the keyboard alone: down to "Allow", Enter.
-  for (let i = 0; i < once; i++) await wb.page.keyboard.press("ArrowDown");
-  await wb.page.keyboard.press("Enter");
-
+  const labels = await approveOnce(wb, "the command's approval question", "06-command-approval.png");
   await until(`the answer "${COMMAND.answer}"`, () => chat.locator(".msg.agent", { hasText: COMMAND.answer }).count(), 60_000);
   await turnEnded(wb, chat, "ask");
   // Its card: done, its output there (collapsed: 300 lines), all of it on request.
@@ -202,10 +208,22 @@ async function commandInTerminal(wb, chat) {
   await wb.shot("07-command.png");
 }
 
+async function mcpTool(wb, chat) {
+  await send(chat, MCP.prompt);
+  const approval = await approveOnce(wb, "the MCP tool's approval question", "08-mcp-approval.png");
+  if (!approval.some((label) => label.includes("calc: add"))) fail(`the question does not name the tool: ${JSON.stringify(approval)}`);
+  await until(`the answer "${MCP.answer}"`, () => chat.locator(".msg.agent", { hasText: MCP.answer }).count(), 60_000);
+  await turnEnded(wb, chat, "ask");
+  const card = chat.locator('.tool[data-status="completed"]', { hasText: MCP.result }).last();
+  if ((await card.count()) === 0) fail(`no finished card with the MCP tool's result "${MCP.result}"`);
+  seen.mcp = flat(await card.innerText());
+  await wb.shot("09-mcp.png");
+}
+
 async function switchMode(wb, chat) {
   await chat.locator("#mode-select").selectOption("accept-edits");
   seen.mode = await wb.statusBarUntil(/ready \(accept-edits\)/i, '"ready (accept-edits)" after the picker', 15_000);
-  await wb.shot("08-mode.png");
+  await wb.shot("10-mode.png");
 }
 
 async function stopMidStream(wb, chat) {
@@ -221,7 +239,7 @@ async function stopMidStream(wb, chat) {
   if ((await chat.locator(".msg.agent", { hasText: STREAM.end }).count()) > 0) fail("the story went on after Stop");
   if (await stop.isVisible()) fail("the Stop button is still shown after the turn ended");
   seen.stopped = flat(await reply.last().innerText());
-  await wb.shot("09-stopped.png");
+  await wb.shot("11-stopped.png");
 }
 
 async function reloadAndLoad(wb) {
@@ -232,17 +250,17 @@ async function reloadAndLoad(wb) {
     await wb.runCommand("Heron: Focus on Chat View");
     chat = await until("the chat view", () => wb.chatFrame(), 30_000);
   }
-  await wb.shot("10-reloaded.png");
+  await wb.shot("12-reloaded.png");
   const picker = chat.locator("#session-select");
   const option = picker.locator("option", { hasText: SESSION_TITLE });
   await until(`"${SESSION_TITLE}" in the session picker`, () => option.count(), 30_000);
   await picker.selectOption({ label: flat(await option.first().innerText()) });
   log(`picked the session "${SESSION_TITLE}"`);
   // The history comes back: prompts, answers, the edit's diff and the command's card.
-  for (const text of [READ.prompt, EDIT.prompt, COMMAND.prompt, STREAM.prompt]) {
+  for (const text of [READ.prompt, EDIT.prompt, COMMAND.prompt, MCP.prompt, STREAM.prompt]) {
     await until(`"${text}" replayed`, () => chat.locator(".msg.user", { hasText: text }).count(), 30_000);
   }
-  for (const text of [READ.answer, EDIT.answer, COMMAND.answer]) {
+  for (const text of [READ.answer, EDIT.answer, COMMAND.answer, MCP.answer]) {
     await until(`"${text}" replayed`, () => chat.locator(".msg.agent", { hasText: text }).count(), 30_000);
   }
   const diff = await (await toolCard(chat, "Edit src/hello.py")).locator(".diff").innerText();
@@ -250,7 +268,43 @@ async function reloadAndLoad(wb) {
   await toolCard(chat, "Run `seq");
   await wb.statusBarUntil(/ready/i, '"ready" after loading', 30_000);
   seen.loaded = { title: SESSION_TITLE, picker: await picker.locator("option").allInnerTexts() };
-  await wb.shot("11-loaded.png");
+  await wb.shot("13-loaded.png");
+  return chat;
+}
+
+/** The `heron acp` this test's code-server started: its HERON_HOME is the test's own. */
+function heronPids() {
+  const pids = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      const environ = readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
+      if (argv.includes("acp") && argv.some((a) => a.endsWith("heron")) && environ.includes(`HERON_HOME=${HERON_HOME}`)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
+}
+
+async function agentCrashes(wb, chat) {
+  const pids = heronPids();
+  if (pids.length !== 1) fail(`expected one heron acp of this test, found ${JSON.stringify(pids)}`);
+  process.kill(pids[0], "SIGKILL");
+  log(`killed heron acp (pid ${pids[0]})`);
+  await wb.statusBarUntil(/Heron: error/, '"Heron: error" once the agent has gone', 15_000);
+  const notice = chat.locator(".notice", { hasText: "Heron stopped." });
+  await until('the "Heron stopped." notice', () => notice.count(), 10_000);
+  const said = flat(await notice.last().innerText());
+  if (!/SIGKILL/.test(said) || !/next prompt starts it again/.test(said)) fail(`the notice does not say what happened and what to do: "${said}"`);
+  await wb.shot("14-crashed.png");
+  // The next prompt starts Heron again, in a new session.
+  await send(chat, READ.prompt);
+  await until(`the answer "${READ.answer}" from the new agent`, () => chat.locator(".msg.agent", { hasText: READ.answer }).count(), 60_000);
+  await turnEnded(wb, chat, "ask");
+  seen.crash = { notice: said, recovered: heronPids().length === 1 };
+  await wb.shot("15-recovered.png");
 }
 
 async function main(wb) {
@@ -260,9 +314,11 @@ async function main(wb) {
   await step("read a file", () => readAFile(wb, chat));
   await step("edit approved in the diff editor", () => editApproved(wb, chat));
   await step("command in a VS Code terminal", () => commandInTerminal(wb, chat));
+  await step("a tool of an MCP server", () => mcpTool(wb, chat));
   await step("switch mode from the picker", () => switchMode(wb, chat));
   await step("stop a streaming reply", () => stopMidStream(wb, chat));
-  await step("reload, then load the session from the picker", () => reloadAndLoad(wb));
+  const reloaded = await step("reload, then load the session from the picker", () => reloadAndLoad(wb));
+  await step("the agent crashes, the next prompt starts it again", () => agentCrashes(wb, reloaded));
   writeFileSync(join(ARTIFACTS, "result.json"), `${JSON.stringify({ passed: true, ...seen }, null, 2)}\n`);
 }
 

@@ -77,11 +77,8 @@ if [ ! -f "$cs_marker" ]; then
   touch "$cs_marker"
 fi
 
-# --- 4. Heron itself ----------------------------------------------------------------------------
-if [ ! -x "$HERON_BIN" ]; then
-  say "no $HERON_BIN: make setup"
-  make -C "$REPO" .venv/.installed
-fi
+# --- 4. Heron itself (and the repository's .venv, whose Python runs the tests' MCP server) ------
+make -s -C "$REPO" .venv/.installed
 [ -x "$HERON_BIN" ] || die "no heron executable at $HERON_BIN"
 
 # --- 5. the extension's .vsix -------------------------------------------------------------------
@@ -131,6 +128,14 @@ mkdir -p "$ARTIFACTS"
 # The sample workspace and the scripted model's replies (agent_core/models/scripted.py): all in
 # scenario.mjs, which browser.mjs reads too.
 node "$HERE/scenario.mjs" "$WORKSPACE" "$SCRIPT_JSON"
+
+# An MCP server for every session (tests/support/mcp_server.py, on the official SDK).
+cat >"$HERON_HOME/config.toml" <<EOF
+[mcp_servers.calc]
+command = "$REPO/.venv/bin/python"
+args = ["-m", "tests.support.mcp_server", "stdio"]
+env = { PYTHONPATH = "$REPO" }
+EOF
 
 json_str() { node -e 'process.stdout.write(JSON.stringify(process.argv[1]))' "$1"; }
 # heron.path, heron.model and heron.mode are machine-scoped (a cloned repository cannot set
@@ -240,7 +245,7 @@ curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || die "code-server did no
 say "running browser.mjs"
 E2E_URL="http://127.0.0.1:$PORT/?folder=$WORKSPACE" \
   E2E_ARTIFACTS="$ARTIFACTS" E2E_CHROMIUM="$CHROMIUM" \
-  E2E_BROWSER_PID_FILE="$BROWSER_PID_FILE" E2E_WORKSPACE="$WORKSPACE" \
+  E2E_BROWSER_PID_FILE="$BROWSER_PID_FILE" E2E_WORKSPACE="$WORKSPACE" E2E_HERON_HOME="$HERON_HOME" \
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
   setsid timeout --kill-after=10 "${E2E_TIMEOUT_S:-300}" node "$HERE/browser.mjs" &
 # In the background (own process group) and waited for, so that a TERM/INT to this script is

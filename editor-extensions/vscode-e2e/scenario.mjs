@@ -32,6 +32,13 @@ export const COMMAND = {
   lines: 300,
   answer: "Counted to 300.",
 };
+/** A tool of an MCP server configured in Heron's config.toml (tests/support/mcp_server.py). */
+export const MCP = {
+  server: "calc",
+  prompt: "Add 2 and 3 with the calculator.",
+  result: "2 + 3 = 5",
+  answer: "The calculator says 5.",
+};
 /** A reply that streams, then pauses long enough for the test to stop it half-way. */
 export const STREAM = {
   prompt: "Tell me a long story.",
@@ -76,6 +83,10 @@ export function modelScript() {
       {
         match: "count to 300",
         replies: [[call("terminal", { command: COMMAND.command })], [text(COMMAND.answer)]],
+      },
+      {
+        match: "with the calculator",
+        replies: [[call(`mcp__${MCP.server}__add`, { a: 2, b: 3 })], [text(MCP.answer)]],
       },
       {
         match: "long story",

@@ -16,6 +16,7 @@ import { AgentProcess } from "./agentProcess";
 import { connectToAgent, type AgentConnection } from "./connection";
 import type { DiagnosticsParams, DiagnosticsResult } from "./diagnostics";
 import { MODES_CONFIG_ID, type HeaderState } from "./header";
+import { agentExitedNotice, STOPPED_NOTICE } from "./notices";
 import { embeddedAsText } from "./selection";
 import { SessionDetails, type SessionSetup } from "./sessionDetails";
 import type { SessionControllerOptions, SessionState } from "./sessionPorts";
@@ -87,7 +88,7 @@ export class SessionController {
       this.options.log,
     );
     this.connecting = connecting;
-    void agent.exited.then(() => {
+    void agent.exited.then(({ code, signal }) => {
       if (this.agent !== agent) return;
       this.agent = null;
       this.connecting = null;
@@ -97,7 +98,7 @@ export class SessionController {
       this.turnAbort.abort();
       this.options.terminals.releaseAll();
       const failed = this.transcript.failUnfinishedTools();
-      if (failed.length > 0) this.options.listener.onItems(failed);
+      this.options.listener.onItems([...failed, ...this.transcript.apply(agentExitedNotice(code, signal))]);
       void agent.stop(); // what it left in its process group
       this.setState("error", "the agent process exited");
     });
@@ -219,7 +220,7 @@ export class SessionController {
       const response = await connection.agent.request(methods.agent.session.prompt, { sessionId, prompt });
       await settle();
       if (response.stopReason === "cancelled") {
-        this.options.listener.onItems(this.transcript.apply({ sessionUpdate: "notice", severity: "info", title: "Stopped." }));
+        this.options.listener.onItems(this.transcript.apply(STOPPED_NOTICE));
       }
       this.setState("ready");
       if (this.sessionCwd !== null) this.listAgain(this.sessionCwd); // a first prompt gives it a title

@@ -22,7 +22,9 @@ export class StatusBar implements vscode.Disposable {
 
   show(state: SessionState, detail?: string, mode?: string | null): void {
     const look = LOOK[state];
-    this.item.text = mode ? `${look.text} (${mode})` : look.text;
+    // A mode belongs to a live session: not shown once the agent has stopped.
+    const live = state !== "error" && state !== "stopped";
+    this.item.text = mode && live ? `${look.text} (${mode})` : look.text;
     this.item.tooltip = detail ? `${look.tooltip}: ${detail}` : look.tooltip;
   }
 

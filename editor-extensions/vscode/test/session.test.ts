@@ -206,6 +206,9 @@ test("an agent dying mid-turn: error state, unfinished tools failed, terminals r
     ]);
     assert.ok(h.released.count >= 1, "terminals released");
     assert.equal(h.session.busy, false);
+    const notice = h.session.transcript.items.at(-1);
+    assert.equal(notice?.kind === "notice" && `${notice.severity}: ${notice.title}`, "error: Heron stopped.");
+    assert.match(notice?.kind === "notice" ? notice.description : "", /exited \(exit code \d+\).*next prompt starts it again/);
   } finally {
     await h.session.stop();
   }
