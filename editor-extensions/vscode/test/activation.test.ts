@@ -9,7 +9,8 @@ import { join, resolve } from "node:path";
 import { beforeEach, test } from "node:test";
 import { activate, deactivate } from "../src/extension";
 import { PROPOSAL_SCHEME } from "../src/permissionPrompt";
-import { fakeHeronExecutable } from "./fakeAgent";
+import { fakeHeronExecutable, until } from "./fakeAgent";
+import { openChatView, type StubChatView } from "./stubChatView";
 import { Position, Range, stub, TextDocument, Uri } from "./vscodeStub";
 
 const HERON_BIN = process.env.HERON_BIN ?? resolve("../../.venv/bin/heron");
@@ -19,50 +20,8 @@ interface Manifest {
   contributes: { commands: { command: string }[]; views: Record<string, { id: string }[]> };
 }
 
-class StubWebviewView {
-  readonly posted: { type: string; items?: { id: string; html: string }[]; busy?: boolean }[] = [];
-  receive: ((message: unknown) => void) | undefined;
-  readonly webview = {
-    options: {},
-    html: "",
-    cspSource: "vscode-webview:",
-    asWebviewUri: (uri: Uri) => uri,
-    postMessage: (message: StubWebviewView["posted"][number]) => {
-      this.posted.push(message);
-      return Promise.resolve(true);
-    },
-    onDidReceiveMessage: (handler: (message: unknown) => void) => {
-      this.receive = handler;
-      return { dispose: () => undefined };
-    },
-  };
-  show(): void {
-    return undefined;
-  }
-  onDidDispose(): { dispose(): void } {
-    return { dispose: () => undefined };
-  }
-  /** The last HTML posted for each item id, in first-posted order. */
-  renderedItems(): string[] {
-    const byId = new Map<string, string>();
-    for (const message of this.posted) {
-      if (message.type === "reset") byId.clear();
-      for (const item of message.items ?? []) byId.set(item.id, item.html);
-    }
-    return [...byId.values()];
-  }
-}
-
 function context(): { subscriptions: unknown[]; extensionUri: Uri } {
   return { subscriptions: [], extensionUri: Uri.file(resolve(".")) };
-}
-
-async function until(what: string, condition: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 beforeEach(() => stub.reset());
@@ -115,9 +74,7 @@ test("a prompt typed in the chat view streams back into it, with the edit review
   stub.ui.answerMessage = (_message, items) => (items.includes("Apply") ? "Apply" : undefined);
 
   activate(context() as never);
-  const provider = stub.webviewProviders.get("heron.chat") as { resolveWebviewView(view: StubWebviewView): void };
-  const view = new StubWebviewView();
-  provider.resolveWebviewView(view);
+  const view = openChatView({ ready: false });
   assert.match(view.webview.html, /Content-Security-Policy/);
   assert.ok(view.receive);
   const status = stub.statusItems[0];
@@ -188,16 +145,13 @@ test("an agent that cannot be started shows the error state and an error message
 });
 
 /** Activates with the scripted fake agent as `heron.path` and a resolved chat view. */
-function activateWithFakeAgent(ws: string | undefined): { view: StubWebviewView; status: { text: string } } {
+function activateWithFakeAgent(ws: string | undefined): { view: StubChatView; status: { text: string } } {
   stub.config.set("heron.path", fakeHeronExecutable());
   stub.config.set("heron.model", "fake:model");
   stub.config.set("heron.traceTraffic", true);
   stub.workspaceFolders = ws === undefined ? undefined : [{ uri: Uri.file(ws) }];
   activate(context() as never);
-  const provider = stub.webviewProviders.get("heron.chat") as { resolveWebviewView(view: StubWebviewView): void };
-  const view = new StubWebviewView();
-  provider.resolveWebviewView(view);
-  view.receive?.({ type: "ready" });
+  const view = openChatView();
   const status = stub.statusItems[0];
   assert.ok(status);
   return { view, status };
@@ -209,7 +163,7 @@ test("with no workspace folder open, no session is started and the user is told 
   const { view, status } = activateWithFakeAgent(undefined);
   try {
     await stub.commands.get("heron.newSession")?.();
-    view.receive?.({ type: "prompt", text: "hello" });
+    view.receive({ type: "prompt", text: "hello" });
     const refusals = () => stub.messages.filter((m) => m.message.includes("open a folder first"));
     await until("both refusals", () => refusals().length >= 2, 5000);
     const errors = refusals();
@@ -225,11 +179,11 @@ test("one turn at a time: a prompt or Ask About Selection while busy is refused;
   const ws = mkdtempSync(join(tmpdir(), "heron-busy-"));
   const { view, status } = activateWithFakeAgent(ws);
   try {
-    view.receive?.({ type: "prompt", text: "hang" });
+    view.receive({ type: "prompt", text: "hang" });
     await until("the turn to run", () => sentPrompts().length === 1 && status.text.includes("working"));
     assert.equal(view.posted.filter((m) => m.type === "busy").at(-1)?.busy, true, "the webview disables Send");
 
-    view.receive?.({ type: "prompt", text: "second" });
+    view.receive({ type: "prompt", text: "second" });
     const notes = new TextDocument(Uri.file(join(ws, "a.txt")), "one\ntwo\n");
     stub.activeEditor = { document: notes, selection: Object.assign(new Range(new Position(0, 0), new Position(1, 0)), { isEmpty: false }) };
     stub.ui.answerInput = () => "what is this?";
@@ -261,13 +215,13 @@ test("the agent's environment has no VS Code Node/Electron variables; mode updat
   Object.assign(process.env, { ELECTRON_RUN_AS_NODE: "1", NODE_OPTIONS: "--inspect", VSCODE_PID: "42" });
   const { view, status } = activateWithFakeAgent(ws);
   try {
-    view.receive?.({ type: "prompt", text: "env" });
+    view.receive({ type: "prompt", text: "env" });
     await until("the env reply", () => view.renderedItems().some((h) => h.includes("HERON_MODEL")));
     const reply = view.renderedItems().find((h) => h.includes("HERON_MODEL")) ?? "";
     assert.ok(reply.includes("{&quot;ELECTRON_RUN_AS_NODE&quot;:null,&quot;NODE_OPTIONS&quot;:null,&quot;VSCODE_PID&quot;:null,&quot;HERON_MODEL&quot;:&quot;fake:model&quot;}"), reply);
 
     await until("ready", () => status.text.includes("ready"));
-    view.receive?.({ type: "prompt", text: "mode" });
+    view.receive({ type: "prompt", text: "mode" });
     await until("the mode in the status bar", () => status.text.endsWith("(plan)"));
     stub.ui.answerQuickPick = () => undefined;
     await stub.commands.get("heron.switchMode")?.();
@@ -290,15 +244,13 @@ test("the agent's environment has no VS Code Node/Electron variables; mode updat
 
 test("a file: link clicked in the chat opens the file in an editor, at its line", async () => {
   activate(context() as never);
-  const provider = stub.webviewProviders.get("heron.chat") as { resolveWebviewView(view: StubWebviewView): void };
-  const view = new StubWebviewView();
-  provider.resolveWebviewView(view);
-  view.receive?.({ type: "openFile", href: "file:///w/src/a%20b.py#L12" });
+  const view = openChatView({ ready: false });
+  view.receive({ type: "openFile", href: "file:///w/src/a%20b.py#L12" });
   await until("the file opens", () => stub.shownDocuments.length === 1, 5000);
   assert.equal(stub.shownDocuments[0]?.uri.fsPath, "/w/src/a b.py");
   const options = stub.shownDocuments[0].options as { selection: Range };
   assert.equal(options.selection.start.line, 11);
-  view.receive?.({ type: "openFile", href: "https://example.com/" });
+  view.receive({ type: "openFile", href: "https://example.com/" });
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(stub.shownDocuments.length, 1, "only file: links");
   await deactivate();
@@ -309,7 +261,7 @@ test("a subagent's calls show inside its card; showing or hiding them is kept by
   stub.ui.answerQuickPick = (labels) => labels.find((l) => l === "Allow");
   const { view, status } = activateWithFakeAgent(ws);
   try {
-    view.receive?.({ type: "prompt", text: "subagent" });
+    view.receive({ type: "prompt", text: "subagent" });
     await until("the reply", () => view.renderedItems().some((h) => h.includes("subagent: ")));
     await until("the ready state", () => status.text.includes("ready"));
     assert.deepEqual(stub.quickPicks, [["Allow", "Reject"]], "the child's question was asked as any other");
@@ -322,17 +274,17 @@ test("a subagent's calls show inside its card; showing or hiding them is kept by
     const id = /data-tool="([^"]+)"/.exec(card)?.[1];
     assert.ok(id);
     const before = view.posted.length;
-    view.receive?.({ type: "toggleTool", id, expanded: true });
+    view.receive({ type: "toggleTool", id, expanded: true });
     const redrawn = view.posted.slice(before).flatMap((m) => m.items ?? []);
     assert.equal(redrawn.length, 1);
     assert.ok(redrawn[0]?.html.includes('aria-expanded="true"') && !redrawn[0].html.includes(" hidden>"), redrawn[0]?.html);
 
     // The view opened again (a snapshot) keeps the choice.
-    view.receive?.({ type: "ready" });
+    view.receive({ type: "ready" });
     assert.ok(view.renderedItems().some((h) => h.includes(`data-tool="${id}" aria-expanded="true"`)));
     const posted = view.posted.length;
-    view.receive?.({ type: "toggleTool", id: "no-such-item", expanded: true });
-    view.receive?.({ type: "toggleTool", id, expanded: "yes" });
+    view.receive({ type: "toggleTool", id: "no-such-item", expanded: true });
+    view.receive({ type: "toggleTool", id, expanded: "yes" });
     assert.equal(view.posted.length, posted, "nothing is drawn for an unknown item or a malformed message");
   } finally {
     await deactivate();

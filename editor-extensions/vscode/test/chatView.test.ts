@@ -8,57 +8,12 @@ import { join, resolve } from "node:path";
 import { beforeEach, test } from "node:test";
 import { activate, deactivate } from "../src/extension";
 import type { HeaderView } from "../src/header";
-import type { UsageView } from "../src/usage";
 import { fakeHeronExecutable, until } from "./fakeAgent";
+import { openChatView, type StubChatView } from "./stubChatView";
 import { stub, Uri } from "./vscodeStub";
 
-type Posted =
-  | ({ type: "header" } & HeaderView)
-  | { type: "items"; items: { id: string; html: string }[]; usage: UsageView | null }
-  | { type: "busy"; busy: boolean }
-  | { type: "reset" };
-
-class StubView {
-  readonly posted: Posted[] = [];
-  receive: (message: unknown) => void = () => undefined;
-  readonly webview = {
-    options: {},
-    html: "",
-    cspSource: "vscode-webview:",
-    asWebviewUri: (uri: Uri) => uri,
-    postMessage: (message: Posted) => {
-      this.posted.push(message);
-      return Promise.resolve(true);
-    },
-    onDidReceiveMessage: (handler: (message: unknown) => void) => {
-      this.receive = handler;
-      return { dispose: () => undefined };
-    },
-  };
-  show(): void {
-    return undefined;
-  }
-  onDidDispose(): { dispose(): void } {
-    return { dispose: () => undefined };
-  }
-  header(): HeaderView | undefined {
-    return this.posted.filter((m): m is Posted & { type: "header" } => m.type === "header").at(-1);
-  }
-  html(): string {
-    return this.posted.flatMap((m) => (m.type === "items" ? m.items.map((i) => i.html) : [])).join("\n");
-  }
-}
-
-function open(): StubView {
-  const provider = stub.webviewProviders.get("heron.chat") as { resolveWebviewView(view: StubView): void };
-  const view = new StubView();
-  provider.resolveWebviewView(view);
-  view.receive({ type: "ready" });
-  return view;
-}
-
 /** Activates with the fake agent in a fresh workspace folder and opens the chat view. */
-function start(): { view: StubView; status: { text: string }; ws: string } {
+function start(): { view: StubChatView; status: { text: string }; ws: string } {
   const ws = mkdtempSync(join(tmpdir(), "heron-chatview-"));
   stub.config.set("heron.path", fakeHeronExecutable());
   stub.config.set("heron.traceTraffic", true);
@@ -66,7 +21,7 @@ function start(): { view: StubView; status: { text: string }; ws: string } {
   activate({ subscriptions: [], extensionUri: Uri.file(resolve(".")) } as never);
   const status = stub.statusItems[0];
   assert.ok(status);
-  return { view: open(), status, ws };
+  return { view: openChatView(), status, ws };
 }
 
 const sent = (method: string): string[] => stub.outputLines.filter((l) => l.startsWith("-> ") && l.includes(`"method":"${method}"`));
@@ -102,7 +57,7 @@ test("the header: disabled before a session; the session, its title and its opti
     await until("the usage line", () => view.posted.some((m) => m.type === "items" && m.usage !== null));
 
     // Closed and opened again: everything is sent again, the header and the usage line too.
-    const again = open();
+    const again = openChatView();
     assert.deepEqual(again.posted.map((m) => m.type), ["reset", "items", "busy", "header"]);
     assert.deepEqual(again.header(), header);
     const items = again.posted[1];

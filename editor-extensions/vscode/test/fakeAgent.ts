@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentCommand } from "../src/agentProcess";
+import type { FsHandler, TerminalHandler } from "../src/connection";
 
 export const FAKE_AGENT = resolve("test/fixtures/fake-agent.mjs");
 
@@ -19,10 +20,28 @@ export function fakeHeronExecutable(): string {
   return path;
 }
 
-export async function until(what: string, condition: () => boolean, ms = 10_000): Promise<void> {
+export async function until(what: string, condition: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** For a fake agent that never reads or writes files. */
+export const NO_FS: FsHandler = {
+  readTextFile: () => Promise.reject(new Error("no")),
+  writeTextFile: () => Promise.reject(new Error("no")),
+};
+
+/** For a fake agent that runs no commands; `onReleaseAll` counts the controller's clean-ups. */
+export function noTerminals(onReleaseAll: () => void = () => undefined): TerminalHandler & { releaseAll(): void } {
+  return {
+    create: () => Promise.reject(new Error("no")),
+    output: () => ({ output: "", truncated: false }),
+    waitForExit: () => Promise.reject(new Error("no")),
+    kill: () => undefined,
+    release: () => undefined,
+    releaseAll: onReleaseAll,
+  };
 }

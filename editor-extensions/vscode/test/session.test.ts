@@ -9,7 +9,7 @@ import { test } from "node:test";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { SessionController, TurnInProgressError, type SessionState } from "../src/session";
 import type { Item } from "../src/transcript";
-import { fakeAgentCommand, until } from "./fakeAgent";
+import { fakeAgentCommand, NO_FS, noTerminals, until } from "./fakeAgent";
 
 interface Harness {
   session: SessionController;
@@ -28,17 +28,10 @@ function harness(env: Record<string, string> = {}, answer?: (params: RequestPerm
   const session = new SessionController({
     agentCommand: () => fakeAgentCommand(cwd, env),
     initialMode: () => undefined,
-    fs: { readTextFile: () => Promise.reject(new Error("no")), writeTextFile: () => Promise.reject(new Error("no")) },
-    terminals: {
-      create: () => Promise.reject(new Error("no")),
-      output: () => ({ output: "", truncated: false }),
-      waitForExit: () => Promise.reject(new Error("no")),
-      kill: () => undefined,
-      release: () => undefined,
-      releaseAll: () => {
-        h.released.count += 1;
-      },
-    },
+    fs: NO_FS,
+    terminals: noTerminals(() => {
+      h.released.count += 1;
+    }),
     permissions: {
       // Stays open until the turn is cancelled, like a user who has not answered yet.
       request: (params, signal): Promise<RequestPermissionResponse> => {

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import type { HeaderState } from "../src/header";
 import { SessionController, type SessionState } from "../src/session";
 import type { Item } from "../src/transcript";
-import { fakeAgentCommand, until } from "./fakeAgent";
+import { fakeAgentCommand, NO_FS, noTerminals, until } from "./fakeAgent";
 
 interface Harness {
   session: SessionController;
@@ -36,15 +36,8 @@ function harness(env: Record<string, string> = {}): Harness {
   const session = new SessionController({
     agentCommand: () => fakeAgentCommand(cwd, env),
     initialMode: () => undefined,
-    fs: { readTextFile: () => Promise.reject(new Error("no")), writeTextFile: () => Promise.reject(new Error("no")) },
-    terminals: {
-      create: () => Promise.reject(new Error("no")),
-      output: () => ({ output: "", truncated: false }),
-      waitForExit: () => Promise.reject(new Error("no")),
-      kill: () => undefined,
-      release: () => undefined,
-      releaseAll: () => undefined,
-    },
+    fs: NO_FS,
+    terminals: noTerminals(),
     permissions: { request: () => Promise.resolve({ outcome: { outcome: "cancelled" } }) },
     log: { info: () => undefined, traffic: (d, l) => traffic.push(`${d} ${l}`) },
     listener: {

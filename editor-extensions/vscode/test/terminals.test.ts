@@ -107,6 +107,7 @@ test("terminal commands do not inherit VS Code's own Node/Electron variables", a
     });
     await terminals.waitForExit({ sessionId: "s", terminalId });
     assert.equal(terminals.output({ sessionId: "s", terminalId }).output, "[][][][yes]\n");
+    terminals.release({ sessionId: "s", terminalId });
   } finally {
     for (const key of ["ELECTRON_RUN_AS_NODE", "NODE_OPTIONS", "VSCODE_PID", "HERON_KEEP"]) {
       if (key in saved) process.env[key] = saved[key];
@@ -137,7 +138,7 @@ test("a terminal is named after the tool call that shows it, else after the comm
 
   const unnamed = await terminals.create({ sessionId: "s", command: "/bin/sh", args: ["-c", "sleep 0.1"] });
   await new Promise((r) => setTimeout(r, NAMING_WAIT_MS + 50));
-  assert.equal(stub.terminals[1]?.name, "Heron: /bin/sh -c sleep 0.1", `no tool call within ${NAMING_WAIT_MS} ms: the command line`);
+  assert.equal(stub.terminals.map((t) => t.name).join(" | "), "Heron: Run `pytest -q` | Heron: /bin/sh -c sleep 0.1", `no tool call within ${NAMING_WAIT_MS} ms: the command line`);
   terminals.release({ sessionId: "s", terminalId: unnamed.terminalId });
   const long = terminalName(`Run \`${"x".repeat(100)}\`\n--flag`);
   assert.equal(long.length, TERMINAL_NAME_CHARS);
