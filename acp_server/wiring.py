@@ -396,6 +396,7 @@ class _SessionWiring:
 
     def make_agent(self) -> Agent:
         from agent_core.loop.agent import Agent
+        from agent_core.loop.meter import ContextMeter
         from agent_core.tools.base import ToolContext
 
         text, notices = self.system_prompt()
@@ -411,7 +412,7 @@ class _SessionWiring:
             diagnostics=self.diagnostics,
             questions=self.questions,
         )
-        return Agent(
+        agent = Agent(
             model=self.choice.model,
             tools=self.toolset(),
             system_prompt=text,
@@ -423,6 +424,8 @@ class _SessionWiring:
             save=self.save,
             compact_at=self.settings.compact_at,
         )
+        agent.meter = ContextMeter(self.restored.usage)  # a stored session's spend goes on
+        return agent
 
 
 def _thought(settings: Settings) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -194,3 +195,57 @@ def test_the_replay_transcript_keeps_a_calls_meta_from_every_update() -> None:
     start, final = transcript.drain(finished=True)
     assert start["_meta"] == parent
     assert final["_meta"] == {"heron": {"checkpoint": 3, "parentToolCallId": "d1"}}
+
+
+def test_the_transcript_keeps_the_latest_usage_of_each_drain_and_a_replay_sends_none() -> None:
+    import json
+
+    from acp_server.bridge.transcript import TranscriptBuilder, last_usage, replay
+
+    def usage(used: int, amount: float) -> dict[str, Any]:
+        cost = {"amount": amount, "currency": "USD"}
+        return {"sessionUpdate": "usage_update", "used": used, "size": 1000, "cost": cost}
+
+    transcript = TranscriptBuilder()
+    transcript.user_prompt([{"type": "text", "text": "usage_update"}])
+    transcript.feed(usage(10, 0.1))
+    transcript.feed({"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "Delegate"})
+    transcript.feed(usage(10, 0.2))  # a subagent's spend while its call runs
+    first = transcript.drain()
+    assert first == [first[0], usage(10, 0.2)]  # the call holds back what follows, not usage
+    transcript.feed({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "failed"})
+    transcript.feed(usage(30, 0.3))
+    stored = [json.dumps(item) for item in [*first, *transcript.drain(finished=True)]]
+    assert [item["sessionUpdate"] for item in map(json.loads, stored)] == [
+        "user_message_chunk",
+        "usage_update",
+        "tool_call",
+        "tool_call_update",
+        "usage_update",
+    ]
+    assert [json.loads(item)["sessionUpdate"] for item in replay(stored)] == [
+        "user_message_chunk",
+        "tool_call",
+        "tool_call_update",
+    ]
+    assert last_usage(stored) == usage(30, 0.3)
+    assert last_usage(stored[:1]) is None  # stored before usage was kept: none
+    assert transcript.drain(finished=True) == []  # handed over once
+
+
+def test_a_stored_usage_update_reads_back_as_the_usage_it_showed() -> None:
+    from acp_server.bridge.updates import from_usage_update, to_usage_update
+
+    for event in (UsageUpdated(120, 200_000, 0.0012), UsageUpdated(5, 10)):
+        update = to_usage_update(event)
+        check_def("SessionNotification", {"sessionId": "s", "update": update})
+        assert from_usage_update(update) == event
+    assert from_usage_update(None) is None
+    assert from_usage_update({"sessionUpdate": "plan", "entries": []}) is None
+    assert from_usage_update({"sessionUpdate": "usage_update", "used": "7", "size": 9}) is None
+    seven = {"sessionUpdate": "usage_update", "used": 7, "size": 9}
+    in_euros = seven | {"cost": {"amount": 1, "currency": "EUR"}}
+    assert from_usage_update(in_euros) == UsageUpdated(7, 9, None)  # a cost Heron did not count
+    assert from_usage_update(seven | {"cost": {"amount": 2, "currency": "USD"}}) == UsageUpdated(
+        7, 9, 2.0
+    )

@@ -21,6 +21,7 @@ from agent_core.events import (
     ToolCallStarted,
     ToolCallUpdated,
     TurnEnded,
+    UsageUpdated,
 )
 from agent_core.loop.agent import CANCELLED_RESULT, NOT_RUN_RESULT, Agent
 from agent_core.loop.execution import execute
@@ -338,3 +339,20 @@ async def test_a_tool_reply_ends_the_turn_with_the_question_as_the_answer() -> N
     assert [m.kind for m in agent.history] == ["user", "assistant", "user", "assistant"]
     assert agent.history[-1].text == "Which of the two?"
     assert "Asked the user" in str(agent.history[2])
+
+
+async def test_a_meter_goes_on_from_the_usage_a_session_last_reported() -> None:
+    from agent_core.loop.meter import ContextMeter
+    from agent_core.models.scripted import ScriptedModel
+
+    model = ScriptedModel("test", (), 0.0)  # a window of 200,000 tokens, no price
+    assert ContextMeter().spend(0.5, model) == UsageUpdated(0, 200_000, 0.5)
+    meter = ContextMeter(UsageUpdated(150_000, 200_000, 0.25))
+    assert meter.over(model, 0.5)  # a full context is still full after a restart
+    assert meter.spend(0.5, model) == UsageUpdated(150_000, 200_000, 0.75)  # a subagent's share
+    assert ContextMeter(UsageUpdated(10, 200_000)).cost is None  # no price known then
+
+    agent = make_agent(scripted([{"text": "hi"}]))
+    agent.meter = ContextMeter(UsageUpdated(10, 200_000, 0.25))  # as a loaded session's is
+    usages = [e for e in await collect(agent, "again") if isinstance(e, UsageUpdated)]
+    assert usages and usages[-1].cost_usd == 0.25  # kept: this model's requests have no price

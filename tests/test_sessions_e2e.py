@@ -90,7 +90,8 @@ def test_a_loaded_session_replays_what_the_editor_saw(
         "sessionUpdate": "user_message_chunk",
         "content": {"type": "text", "text": "fix the notes"},
     }
-    expected = [user, *folded([u for u in live if u["sessionUpdate"] in REPLAYED])]
+    usage = [u for u in live if u["sessionUpdate"] == "usage_update"][-1]  # the last one only
+    expected = [user, *folded([u for u in live if u["sessionUpdate"] in REPLAYED]), usage]
 
     with FakeEditor(env) as editor:  # a fresh process
         editor.initialize()

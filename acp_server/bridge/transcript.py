@@ -2,8 +2,17 @@
 
 Streamed chunks of one message become one chunk; a tool call becomes its ``tool_call`` (with its
 final title and input) plus its final ``tool_call_update`` (status, content, locations, output).
-Usage, notices and mode changes are live-only and are not kept. ``drain`` hands over the items
-that are complete; a tool call still running holds back what follows it, so order is kept.
+Notices and mode changes are live-only and are not kept. ``drain`` hands over the items that are
+complete; a tool call still running holds back what follows it, so order is kept.
+
+The usage line (``usage_update``: context used, window, cost so far) is kept here too, as the
+latest one of each drain: a loaded session shows its last usage at once (``last_usage``) and its
+meter goes on from that cost, instead of an empty line and a cost restarted from zero. It lives
+in the transcript rather than in a column of the session record because it is what the editor
+was shown, written in the same transaction as the items it follows: no schema migration, no
+change to the store port or its implementations, a fork copies it with the rest, and a session
+stored before usage was kept simply has none (nothing is sent, the meter starts at zero). A
+replay leaves the stored usage items out (``replay``); only the last one is sent, once.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from typing import Any, cast
 
 Item = dict[str, Any]
 CHUNKS = ("agent_message_chunk", "agent_thought_chunk")
+USAGE = "usage_update"
 FINAL_FIELDS = ("status", "content", "locations", "rawOutput")
 
 
@@ -35,6 +45,7 @@ class TranscriptBuilder:
         self._open_calls: dict[str, tuple[Item, Item]] = {}  # id -> (tool_call, final update)
         self._pending_text: Item | None = None
         self._pending_pieces: list[str] = []
+        self._usage: Item | None = None  # the latest usage not yet drained
 
     def user_prompt(self, blocks: Sequence[dict[str, Any]]) -> None:
         self._close_text()
@@ -44,6 +55,9 @@ class TranscriptBuilder:
 
     def feed(self, update: Item) -> None:
         kind = update.get("sessionUpdate")
+        if kind == USAGE:  # only the latest counts: an earlier one not yet drained is dropped
+            self._usage = dict(update)
+            return
         if kind in CHUNKS:
             self._chunk(update)
             return
@@ -84,6 +98,9 @@ class TranscriptBuilder:
             (n for n, item in enumerate(self._items) if id(item) in incomplete), len(self._items)
         )
         done, self._items = self._items[:ready], self._items[ready:]
+        if self._usage is not None:  # its place among the items does not matter: only the last
+            done.append(self._usage)  # one stored is ever sent
+            self._usage = None
         return done
 
     def _chunk(self, update: Item) -> None:
@@ -108,12 +125,23 @@ class TranscriptBuilder:
 
 def replay(items: Sequence[str]) -> list[str]:
     """The updates that show a stored session again (each one's JSON, as it was stored), in
-    order; of the plans, only the last. Only an item that may be a plan is decoded to be sure:
-    the rest go out as they are."""
-    older_plans = {n for n, item in enumerate(items) if _is_plan(item)}
+    order; of the plans, only the last; no usage (``last_usage`` is sent after them). Only an
+    item that may be a plan or a usage is decoded to be sure: the rest go out as they are."""
+    older_plans = {n for n, item in enumerate(items) if _is(item, "plan")}
     older_plans.discard(max(older_plans, default=-1))
-    return [item for n, item in enumerate(items) if n not in older_plans]
+    return [item for n, item in enumerate(items) if n not in older_plans and not _is(item, USAGE)]
 
 
-def _is_plan(item: str) -> bool:
-    return '"plan"' in item[:40] and json.loads(item).get("sessionUpdate") == "plan"
+def last_usage(items: Sequence[str]) -> Item | None:
+    """The last usage update stored, decoded; None for a session that has none (one that has
+    not had a model answer yet, or one stored before usage was kept)."""
+    for item in reversed(items):
+        if _is(item, USAGE):
+            return cast(Item, json.loads(item))
+    return None
+
+
+def _is(item: str, kind: str) -> bool:
+    """Is the stored item an update of ``kind``? Its ``sessionUpdate`` comes first, so only an
+    item that names the kind near its start is decoded."""
+    return f'"{kind}"' in item[:40] and json.loads(item).get("sessionUpdate") == kind

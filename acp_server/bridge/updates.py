@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from agent_core.events import (
     CompactionUpdated,
@@ -189,6 +189,29 @@ def to_usage_update(event: UsageUpdated) -> Update:
     if event.cost_usd is not None:
         update["cost"] = {"amount": event.cost_usd, "currency": "USD"}
     return update
+
+
+def from_usage_update(update: Update | None) -> UsageUpdated | None:
+    """The usage a stored ``usage_update`` recorded (``to_usage_update`` the other way round),
+    or None when there is none or it is not one: a meter then starts from zero."""
+    if update is None or update.get("sessionUpdate") != "usage_update":
+        return None
+    used, size = _count(update.get("used")), _count(update.get("size"))
+    if used is None or size is None:
+        return None
+    return UsageUpdated(used, size, _usd(update.get("cost")))
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _usd(cost: Any) -> float | None:
+    if not isinstance(cost, dict) or cast(Update, cost).get("currency") != "USD":
+        return None
+    amount: Any = cast(Update, cost).get("amount")
+    is_number = isinstance(amount, int | float) and not isinstance(amount, bool)
+    return float(amount) if is_number else None
 
 
 def to_notice(event: NoticeRaised, *, notices: bool) -> Update:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from acp_server.bridge.writes import WriteBehind
     from agent_core.approvals import Permissions
     from agent_core.checkpoints.session import Checkpoints
-    from agent_core.events import NoticeRaised
+    from agent_core.events import NoticeRaised, UsageUpdated
     from agent_core.loop.agent import Agent
     from agent_core.mcp.pool import McpServers
     from agent_core.messages import Message
@@ -106,12 +106,13 @@ class SessionParts:
 
 @dataclass(frozen=True)
 class Restored:
-    """What a stored session brings back: its conversation and its choices."""
+    """What a stored session brings back: its conversation, its choices and its last usage."""
 
     history: Sequence[Message] = ()
     mode: str | None = None
     model: str | None = None
     thought_level: str | None = None
+    usage: UsageUpdated | None = None  # the meter goes on from it
 
 
 class SessionFactory(Protocol):

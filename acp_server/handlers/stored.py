@@ -8,8 +8,8 @@ import json
 import uuid
 from typing import Any
 
-from acp_server.bridge.transcript import replay
-from acp_server.bridge.updates import to_iso_time, to_session_update
+from acp_server.bridge.transcript import last_usage, replay
+from acp_server.bridge.updates import from_usage_update, to_iso_time, to_session_update
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
@@ -31,21 +31,25 @@ PAGE_SIZE = 50
 
 
 async def load_session(state: ServerState, raw: Any) -> Reply:
-    """Replay the whole conversation as updates, then answer; nothing follows the answer."""
+    """Replay the whole conversation as updates, then its last usage, then answer; nothing
+    follows the answer."""
     session, stored = await _open(state, raw)
     prefix = b'{"sessionId":%s,"update":' % json.dumps(session.id).encode()
     updates = [prefix + item.encode() + b"}" for item in replay(stored.transcript)]
     await state.connection.notify_encoded("session/update", updates)
     await _show_interrupted(state, session, stored, replaying=True)
+    await _show_usage(state, session, stored)
     await announce_commands(state, session)  # part of the replay: nothing may follow the answer
     await tell_about_history(state, session)
     return session_reply(state, session, announce=False, with_id=False)
 
 
 async def resume_session(state: ServerState, raw: Any) -> Reply:
-    """Like load, without the replay: the editor already shows the conversation."""
+    """Like load, without the replay: the editor already shows the conversation. Its usage
+    line is sent again (the editor may have restarted since)."""
     session, stored = await _open(state, raw)
     await _show_interrupted(state, session, stored, replaying=False)
+    await _show_usage(state, session, stored)
     return session_reply(state, session, announce=True, with_id=False)
 
 
@@ -174,6 +178,13 @@ async def _show_interrupted(
             await state.notify_update(session.id, update)
 
 
+async def _show_usage(state: ServerState, session: Session, stored: StoredSession) -> None:
+    """The session's usage line as the editor last saw it: context used, cost so far. Nothing
+    for a session that never had one."""
+    if (usage := last_usage(stored.transcript)) is not None:
+        await state.notify_update(session.id, usage)
+
+
 async def _load(state: ServerState, session_id: str) -> StoredSession:
     try:
         return await state.store.load(session_id)
@@ -194,7 +205,8 @@ def _setup(session_id: str, request: dict[str, Any], stored: StoredSession) -> S
 def _build(state: ServerState, setup: SessionSetup, stored: StoredSession) -> SessionParts:
     require_credentials(state)
     record = stored.record
-    restored = Restored(stored.messages, record.mode, record.model, record.thought_level)
+    usage = from_usage_update(last_usage(stored.transcript))  # the meter goes on from it
+    restored = Restored(stored.messages, record.mode, record.model, record.thought_level, usage)
     try:
         return state.build_session(setup, state.client, restored)
     except HeronError as exc:

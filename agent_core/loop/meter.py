@@ -1,4 +1,7 @@
-"""How full the context is: usage after each model call, cost so far, and the warnings."""
+"""How full the context is: usage after each model call, cost so far, and the warnings.
+
+A stored session's meter starts from the usage it last reported (``start``), so the cost goes on
+from what the session spent before the process that now runs it, subagents included."""
 
 from __future__ import annotations
 
@@ -9,9 +12,9 @@ WARN_AT = (0.95, 0.85)
 
 
 class ContextMeter:
-    def __init__(self) -> None:
-        self.in_context = 0  # tokens the last request and its answer take
-        self.cost: float | None = None  # USD so far, when the price is known
+    def __init__(self, start: UsageUpdated | None = None) -> None:
+        self.in_context = start.used_tokens if start else 0  # the last request and its answer
+        self.cost: float | None = start.cost_usd if start else None  # USD so far, when known
         self._warned: set[float] = set()
 
     def record(self, completed: ResponseCompleted, model: Model) -> UsageUpdated:
