@@ -266,8 +266,11 @@ async function reloadAndLoad(wb) {
   const diff = await (await toolCard(chat, "Edit src/hello.py")).locator(".diff").innerText();
   if (!diff.includes("+def welcome(name: str) -> str:")) fail("the replayed edit has lost its diff");
   await toolCard(chat, "Run `seq");
+  // Its usage line comes back with it (Heron sends the last one after the replay).
+  const usage = chat.locator("#usage");
+  await until("the session's usage line after loading", async () => /tokens/.test(await usage.innerText()), 10_000);
   await wb.statusBarUntil(/ready/i, '"ready" after loading', 30_000);
-  seen.loaded = { title: SESSION_TITLE, picker: await picker.locator("option").allInnerTexts() };
+  seen.loaded = { title: SESSION_TITLE, picker: await picker.locator("option").allInnerTexts(), usage: flat(await usage.innerText()) };
   await wb.shot("13-loaded.png");
   return chat;
 }
