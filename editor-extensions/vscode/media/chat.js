@@ -238,8 +238,9 @@ function promptKeyGoesToTranscript(key, mods) {
         if (created && node !== streaming) announceFinished();
         if (item.kind === "agent") streaming = node;
         // A tool call that has just finished is said once.
-        if (item.kind === "tool" && !created && node.dataset.said !== item.label && /, (done|failed)\b/.test(item.label || "")) {
-          node.dataset.said = item.label;
+        const finished = item.status === "completed" || item.status === "failed";
+        if (item.kind === "tool" && !created && finished && node.dataset.said !== item.status) {
+          node.dataset.said = item.status;
           announce(item.label);
         }
       }

@@ -7,7 +7,6 @@
 export class Batcher<T> {
   private readonly pending = new Map<string, T>();
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private changed = false;
 
   constructor(
     private readonly keyOf: (value: T) => string,
@@ -17,18 +16,16 @@ export class Batcher<T> {
 
   add(values: readonly T[]): void {
     for (const value of values) this.pending.set(this.keyOf(value), value);
-    this.changed = true;
     if (this.timer === undefined) this.timer = setTimeout(() => this.flush(), this.intervalMs);
   }
 
   /** Hands on what is pending now. */
   flush(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.timer === undefined) return; // nothing added since the last batch
+    clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.changed) return;
     const values = [...this.pending.values()];
     this.pending.clear();
-    this.changed = false;
     this.deliver(values);
   }
 
@@ -37,6 +34,5 @@ export class Batcher<T> {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.pending.clear();
-    this.changed = false;
   }
 }

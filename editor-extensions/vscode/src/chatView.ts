@@ -98,7 +98,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       displayPath: (path: string): string => vscode.workspace.asRelativePath(path),
       command: (terminalId: string) => this.actions.command(terminalId),
     };
-    const html = items.map((i) => ({ id: i.id, kind: i.kind, html: renderItem(i, context), label: itemLabel(i) }));
+    const html = items.map((i) => ({
+      id: i.id,
+      kind: i.kind,
+      status: i.kind === "tool" ? i.status : undefined,
+      html: renderItem(i, context),
+      label: itemLabel(i),
+    }));
     this.post({ type: "items", items: html, usage: toUsageView(usage) });
   }
 

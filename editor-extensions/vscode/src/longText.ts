@@ -40,7 +40,8 @@ export class HtmlBudget {
 export function textLines(text: string): LineSource {
   const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  return { count: lines.length, html: (i) => escapeHtml(cutLine(lines[i] ?? "")) };
+  const escaped: (string | undefined)[] = []; // a line is measured, then joined: escaped once
+  return { count: lines.length, html: (i) => (escaped[i] ??= escapeHtml(cutLine(lines[i] ?? ""))) };
 }
 
 function cutLine(line: string): string {
@@ -78,8 +79,17 @@ function join(lines: LineSource, indexes: number[]): string {
 /**
  * A `<pre class="{preClass}">` of the lines; long ones collapsed, with a `button.show-more`.
  * `key` names the block within the chat (the webview keeps it expanded across redraws).
+ * Without `middle`, a long block is its head and tail only, with no button: for text still
+ * growing and drawn again and again (a running command), whose middle is sent once it is final.
  */
-export function renderLongLines(lines: LineSource, preClass: string, key: string, limits: LongTextLimits, budget: HtmlBudget): string {
+export function renderLongLines(
+  lines: LineSource,
+  preClass: string,
+  key: string,
+  limits: LongTextLimits,
+  budget: HtmlBudget,
+  { middle: withMiddle = true } = {},
+): string {
   if (lines.count <= limits.maxLines) {
     const whole = join(lines, Array.from({ length: lines.count }, (_, i) => i));
     if (whole.length <= limits.maxChars && whole.length <= budget.remaining) {
@@ -96,6 +106,8 @@ export function renderLongLines(lines: LineSource, preClass: string, key: string
   budget.remaining -= headHtml.length + tailHtml.length;
   const hidden = middleEnd - middleStart;
   if (hidden === 0) return `<pre class="${preClass}">${headHtml}${tailHtml}</pre>`;
+  const gap = `<span class="long-gap">… ${plural(hidden, "more line")} …\n</span>`;
+  if (!withMiddle) return `<pre class="${preClass}">${headHtml}${gap}${tailHtml}</pre>`;
   // The middle, as much of it as the card may still carry: from its start and from its end.
   const half = Math.max(0, budget.remaining) / 2;
   const front = take(lines, middleStart, 1, hidden, half, middleEnd);
@@ -115,7 +127,7 @@ export function renderLongLines(lines: LineSource, preClass: string, key: string
   const label = leftOut > 0 ? `Show ${count(shown)} of ${plural(lines.count, "line")}` : `Show all ${plural(lines.count, "line")}`;
   return (
     `<div class="long" data-long="${escapeHtml(key)}"><pre class="${preClass}">${headHtml}` +
-    `<span class="long-gap">… ${plural(hidden, "more line")} …\n</span>${middle}${tailHtml}</pre>` +
+    `${gap}${middle}${tailHtml}</pre>` +
     `<button type="button" class="show-more" aria-expanded="false">${label}</button></div>`
   );
 }

@@ -250,20 +250,24 @@ export class SessionController {
   }
 
   async listSessions(cwd: string): Promise<SessionInfo[]> {
+    const sessions = await this.requestSessionList(cwd);
+    if (sessions === null) throw new Error("the agent cannot list sessions");
+    return sessions;
+  }
+
+  /** `session/list` for `cwd`; null when the agent cannot list sessions. */
+  private async requestSessionList(cwd: string): Promise<SessionInfo[] | null> {
     const { connection, initialize } = await this.connect();
-    if (!initialize.agentCapabilities?.sessionCapabilities?.list) throw new Error("the agent cannot list sessions");
+    if (!initialize.agentCapabilities?.sessionCapabilities?.list) return null;
     return (await connection.agent.request(methods.agent.session.list, { cwd })).sessions;
   }
 
   /** The workspace's recent sessions for the header, asked again; never throws (a failure is logged). */
   async refreshSessions(cwd: string): Promise<void> {
     const request = ++this.listRequests;
-    let sessions: SessionInfo[] = [];
+    let sessions: SessionInfo[];
     try {
-      const { connection, initialize } = await this.connect();
-      if (initialize.agentCapabilities?.sessionCapabilities?.list) {
-        sessions = (await connection.agent.request(methods.agent.session.list, { cwd })).sessions;
-      }
+      sessions = (await this.requestSessionList(cwd)) ?? [];
     } catch (err) {
       this.options.log.info(`listing sessions failed: ${describe(err)}`);
       return;

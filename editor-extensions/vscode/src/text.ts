@@ -13,11 +13,13 @@ export function sliceLines(text: string, line?: number | null, limit?: number | 
 export class OutputBuffer {
   private chunks: Buffer[] = [];
   private size = 0;
+  private decoded: string | null = null; // text() until the next append
   truncated = false;
 
   constructor(private readonly limit: number | null) {}
 
   append(data: Buffer): void {
+    this.decoded = null;
     this.chunks.push(data);
     this.size += data.length;
     if (this.limit !== null && this.size > this.limit) {
@@ -33,7 +35,7 @@ export class OutputBuffer {
   }
 
   text(): string {
-    return Buffer.concat(this.chunks).toString("utf8");
+    return (this.decoded ??= Buffer.concat(this.chunks).toString("utf8"));
   }
 }
 

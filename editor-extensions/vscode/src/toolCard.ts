@@ -47,7 +47,9 @@ function renderCommand(item: ToolItem, terminalId: string, key: string, context:
     return `<div class="tool-text">The command's output is not available in this window.</div>`;
   }
   const output = view.output.replace(/\r\n?/g, "\n");
-  const shown = output === "" ? "" : renderLongLines(textLines(output), "terminal-output", key, TERMINAL_LIMITS, budget);
+  // Drawn again as it prints (terminalCards.ts): the hidden middle only once it has ended.
+  const final = { middle: view.exitStatus !== null };
+  const shown = output === "" ? "" : renderLongLines(textLines(output), "terminal-output", key, TERMINAL_LIMITS, budget, final);
   const notes = [exitText(view)];
   if (view.truncated) notes.push("the start of the output was not kept");
   if (output === "" && view.exitStatus) notes.push("no output");
