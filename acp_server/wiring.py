@@ -320,13 +320,9 @@ class _SessionWiring:
 
     def skills(self) -> Catalog:
         """The skills on disk now, from the folders the settings name."""
-        from agent_core.skills.catalog import find_skills
-        from agent_core.skills.settings import skill_folders
+        from agent_core.skills.catalog import skills_on_disk
 
-        folders = skill_folders(
-            self.settings.skills, self.setup.cwd, self.settings.home, Path.home()
-        )
-        return find_skills(folders)
+        return skills_on_disk(self.settings.skills, self.setup.cwd, self.settings.home)
 
     def subagent_prompt(self) -> str:
         """A subagent's system prompt: its own role, the project's instructions, and the

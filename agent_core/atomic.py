@@ -4,12 +4,13 @@ a crash or a full disk never leaves half a file where a reader expects a whole o
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` (its folder made if missing); raises ``OSError``."""
+    import tempfile  # not on the start-up path: the module is imported before any write
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".heron-tmp")
     try:

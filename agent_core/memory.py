@@ -54,18 +54,21 @@ class Memory:
 
     def add(self, kind: Kind, text: str) -> Change:
         entry = _entry(text)
-        return self._write(kind, [*_entries(self.read(kind)), entry])
+        old = self.read(kind)
+        return self._write(kind, old, [*_entries(old), entry])
 
     def replace(self, kind: Kind, match: str, text: str) -> Change:
-        entries = _entries(self.read(kind))
+        old = self.read(kind)
+        entries = _entries(old)
         index = _find(entries, match, kind)
         entries[index] = _entry(text)
-        return self._write(kind, entries)
+        return self._write(kind, old, entries)
 
     def remove(self, kind: Kind, match: str) -> Change:
-        entries = _entries(self.read(kind))
+        old = self.read(kind)
+        entries = _entries(old)
         del entries[_find(entries, match, kind)]
-        return self._write(kind, entries)
+        return self._write(kind, old, entries)
 
     def snapshot(self) -> tuple[str, list[tuple[Path, str]]]:
         """The prompt's memory section as the files are now, and the files left out (why)."""
@@ -87,8 +90,8 @@ class Memory:
             sections.append(f"## {ABOUT[kind]} ({kind})\n{shown}")
         return "\n\n".join(sections), left_out
 
-    def _write(self, kind: Kind, entries: list[str]) -> Change:
-        old = self.read(kind)
+    def _write(self, kind: Kind, old: str, entries: list[str]) -> Change:
+        """``old``: the file's text the entries were read from (shown as the diff's before)."""
         new = "".join(f"- {entry}\n" for entry in entries)
         limit = self._limits[kind]
         if len(new) > limit:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_core.config import Settings
-from agent_core.models.choices import ModelOption, model_options, takes_thought_level
 from agent_core.modes import MODE_NAMES
+
+if TYPE_CHECKING:  # the model choices load with the first session, not before `initialize`
+    from agent_core.models.choices import ModelOption
 
 MODE_CONFIG_ID = "mode"
 MODEL_CONFIG_ID = "model"
@@ -35,6 +37,8 @@ def session_options(
     listed: Mapping[str, tuple[str, ...]] | None = None,
 ) -> SessionOptions:
     """``listed``: what each provider's models endpoint offers, as known now."""
+    from agent_core.models.choices import model_options, takes_thought_level
+
     thought = thought_level if takes_thought_level(model, settings) else None
     models = model_options(settings, model, listed)
     return SessionOptions(mode, model, models, thought, sandbox)

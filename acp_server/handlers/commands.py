@@ -7,7 +7,6 @@ was left out is answered with why.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_server.handlers.state import ServerState, Session
@@ -27,13 +26,9 @@ def commands_for(
 
 def skills_for(state: ServerState, session: Session) -> Catalog:
     """The skills on disk now, from the folders the settings name."""
-    from agent_core.skills.catalog import find_skills
-    from agent_core.skills.settings import skill_folders
+    from agent_core.skills.catalog import skills_on_disk
 
-    settings = state.settings
-    return find_skills(
-        skill_folders(settings.skills, session.setup.cwd, settings.home, Path.home())
-    )
+    return skills_on_disk(state.settings.skills, session.setup.cwd, state.settings.home)
 
 
 def to_commands_update(commands: dict[str, SlashCommand]) -> dict[str, Any]:

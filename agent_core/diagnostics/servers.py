@@ -8,7 +8,6 @@ to have it (``command = ["rust-analyzer"]``, ``extensions = [".rs"]``).
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,11 +42,16 @@ Which = Callable[[str], str | None]  # a program's name -> its path (shutil.whic
 
 
 def available(
-    configured: Sequence[LanguageServerSpec], which: Which = shutil.which
+    configured: Sequence[LanguageServerSpec], which: Which | None = None
 ) -> tuple[LanguageServerSpec, ...]:
     """The servers Heron may start, with their programs' full paths where found: the configured
     ones (found or not: one that cannot start is then told about), then for each file type none
-    of them covers, the first default that is installed."""
+    of them covers, the first default that is installed. ``which``: ``shutil.which`` unless
+    given (imported here: this module is on the start-up path, shutil is not needed there)."""
+    if which is None:
+        import shutil
+
+        which = shutil.which
     chosen = [_located(spec, which) or spec for spec in configured]
     covered = {extension for spec in configured for extension in spec.extensions}
     for candidates in DEFAULTS:

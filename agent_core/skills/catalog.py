@@ -23,7 +23,7 @@ from pathlib import Path
 from agent_core.errors import ToolError
 from agent_core.safety.injection import screen
 from agent_core.skills.frontmatter import FrontMatterError, split_front_matter
-from agent_core.skills.settings import SkillFolder
+from agent_core.skills.settings import SkillFolder, SkillSettings, skill_folders
 
 SKILL_FILE = "SKILL.md"
 NAME = re.compile(r"^[A-Za-z][\w-]{0,63}$")  # also a slash command's name
@@ -59,6 +59,11 @@ class Catalog:
 
     def get(self, name: str) -> Skill | None:
         return next((s for s in self.skills if s.name == name), None)
+
+
+def skills_on_disk(settings: SkillSettings, cwd: Path, home: Path) -> Catalog:
+    """The skills on disk now, from the folders the settings name (``home``: Heron's home)."""
+    return find_skills(skill_folders(settings, cwd, home, Path.home()))
 
 
 def find_skills(folders: Sequence[SkillFolder]) -> Catalog:
