@@ -22,7 +22,8 @@ import anyio
 from acp_server import __version__
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RpcError
-from acp_server.jsonrpc.transport import StdioTransport, console
+from acp_server.jsonrpc.stdio import console
+from acp_server.jsonrpc.transport import StdioTransport
 
 DEMO_PROMPTS = (
     "What does this project do?",

@@ -10,8 +10,8 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from acp_server.handlers.greeting import ClientInfo
 from acp_server.handlers.state import (
-    ClientInfo,
     ModelChoice,
     Restored,
     SessionFactory,

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
-from acp_server.jsonrpc.connection import encode
-from acp_server.jsonrpc.framing import LineSplitter, OversizedLine
+from acp_server.jsonrpc.framing import LineSplitter, OversizedLine, encode
 
 
 def test_lines_split_across_chunks_are_joined() -> None:

@@ -38,7 +38,7 @@ def test_importing_the_method_table_does_not_import_pydantic() -> None:
 
 def test_the_server_answers_initialize_without_pydantic() -> None:
     code = (
-        "import sys, acp_server.cli, acp_server.handlers.router, acp_server.handlers.lifecycle;"
+        "import sys, acp_server.server, acp_server.handlers.router, acp_server.handlers.lifecycle;"
         "print(sorted(m for m in ('pydantic', 'agent_core.loop.agent') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -49,8 +49,8 @@ def test_what_session_new_loads_leaves_out_pydantic_and_the_mcp_and_lsp_sdks() -
     """`session/new` builds a session from the PRELOAD modules: they must stay light (pygls
     comes with the first edit a language server covers)."""
     code = (
-        "import sys, acp_server.cli as cli, importlib;"
-        "[importlib.import_module(m) for m in cli.PRELOAD[: cli.PRELOAD.index('acp_server.bridge.workspace') + 1]];"
+        "import sys, acp_server.server as server, importlib;"
+        "[importlib.import_module(m) for m in server.PRELOAD[: server.PRELOAD.index('acp_server.bridge.workspace') + 1]];"
         "print(sorted(m for m in ('pydantic', 'mcp', 'agent_core.tools', 'pygls', 'lsprotocol')"
         " if m in sys.modules))"
     )

@@ -14,44 +14,47 @@ answers -32000 like a new session would. Other settings apply to sessions opened
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp_server.handlers import params
-from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
-from agent_core.config import PROVIDER_ENV
+from agent_core.config import PROVIDER_ENV, Settings
 from agent_core.errors import ConfigError, ModelConfigError
+
+if TYPE_CHECKING:  # `auth_methods` is part of initialize's answer, given before these load
+    from acp_server.handlers.greeting import ClientInfo
+    from acp_server.handlers.state import ServerState, Session
 
 API_KEY_METHOD = "api-key"
 LOGIN_METHOD = "heron-login"
 
 
-def api_key_help(state: ServerState) -> str:
+def api_key_help(settings: Settings) -> str:
     """What to do for a key, naming the config file this agent really reads."""
     return (
         "Heron uses your model provider's API key. Run `heron login` in a terminal (it asks for "
-        f"the provider and the key and stores them in {_config_file(state)}; the running agent "
+        f"the provider and the key and stores them in {_config_file(settings)}; the running agent "
         "reads it from there, no restart needed), or set ANTHROPIC_API_KEY or OPENAI_API_KEY "
         "and HERON_MODEL=<provider>:<model> in the agent's environment and restart the agent. "
         "HERON_MODEL=scripted:echo works offline without a key."
     )
 
 
-def auth_methods(state: ServerState) -> list[dict[str, Any]]:
+def auth_methods(client: ClientInfo, settings: Settings) -> list[dict[str, Any]]:
     """The key in the environment or config file; and ``heron login``, which clients that run
     terminal auth methods (``auth.terminal``) start for the user."""
-    methods: list[dict[str, Any]] = [
-        {"id": API_KEY_METHOD, "name": "Use a provider API key", "description": api_key_help(state)}
-    ]
-    if state.client.can("auth", "terminal"):
-        about = f"Choose a provider and paste its API key; Heron keeps it in {_config_file(state)}."
+    key = {"id": API_KEY_METHOD, "name": "Use a provider API key"}
+    methods: list[dict[str, Any]] = [{**key, "description": api_key_help(settings)}]
+    if client.can("auth", "terminal"):
+        file = _config_file(settings)
+        about = f"Choose a provider and paste its API key; Heron keeps it in {file}."
         login = {"id": LOGIN_METHOD, "name": "Log in with an API key", "description": about}
         methods.append({**login, "type": "terminal", "args": ["login"]})
     return methods
 
 
-def _config_file(state: ServerState) -> str:
-    return str(state.settings.home / "config.toml")
+def _config_file(settings: Settings) -> str:
+    return str(settings.home / "config.toml")
 
 
 async def authenticate(state: ServerState, raw: Any) -> dict[str, Any]:
@@ -66,7 +69,7 @@ def require_credentials(state: ServerState) -> None:
     """Sessions need a model that can be reached; until then, -32000 saying what to do."""
     state.config.refresh()
     if not state.settings.has_credentials():
-        raise RpcError(AUTH_REQUIRED, f"Authentication required: {api_key_help(state)}")
+        raise RpcError(AUTH_REQUIRED, f"Authentication required: {api_key_help(state.settings)}")
 
 
 async def logout(state: ServerState, raw: Any) -> dict[str, Any]:
@@ -115,6 +118,6 @@ def follow_credentials(state: ServerState, session: Session) -> None:
         model = create_model(choice.spec, state.settings)
     except ModelConfigError as exc:
         raise RpcError(
-            AUTH_REQUIRED, f"Authentication required: {exc}. {api_key_help(state)}"
+            AUTH_REQUIRED, f"Authentication required: {exc}. {api_key_help(state.settings)}"
         ) from exc
     session.switch_model(choice.spec, model, now)

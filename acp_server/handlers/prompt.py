@@ -16,7 +16,7 @@ from acp_server.bridge.updates import to_iso_time, to_session_update, to_tool_ca
 from acp_server.handlers import params
 from acp_server.handlers.auth import follow_credentials
 from acp_server.handlers.commands import run_command
-from acp_server.handlers.lifecycle import accepts_images
+from acp_server.handlers.greeting import accepts_images
 from acp_server.handlers.sessions import tell_about_history
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import RpcError

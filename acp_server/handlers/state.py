@@ -11,9 +11,9 @@ import anyio
 import anyio.abc
 
 from acp_server.bridge.modes import SessionOptions, session_options
+from acp_server.handlers.greeting import ClientInfo
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RESOURCE_NOT_FOUND, RpcError
-from acp_server.jsonrpc.values import as_object
 from agent_core.config import ConfigWatch, ProviderSettings, Settings
 from agent_core.mcp.servers import McpServerSpec
 
@@ -32,21 +32,6 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.sessions.resilient import ResilientStore
     from agent_core.terminal import Terminal
     from agent_core.workspace import Workspace
-
-
-@dataclass(frozen=True)
-class ClientInfo:
-    """What ``initialize`` told us about the editor."""
-
-    name: str = "unknown"
-    capabilities: dict[str, Any] = field(default_factory=dict[str, Any])
-
-    def can(self, *path: str) -> bool:
-        """``can("fs", "readTextFile")``: is that capability advertised (true or an object)?"""
-        node: Any = self.capabilities
-        for key in path:
-            node = (as_object(node) or {}).get(key)
-        return node is True or as_object(node) is not None
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,10 @@ from acp_server.jsonrpc.errors import (
     REQUEST_CANCELLED,
     RpcError,
 )
-from acp_server.jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, LineSplitter, OversizedLine
+from acp_server.jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, LineSplitter, OversizedLine, encode
 from acp_server.jsonrpc.transport import TransportClosed
 from acp_server.jsonrpc.values import (
+    MAX_NESTING,
     as_object,
     deeper_than,
     may_hold_lone_surrogates,
@@ -41,9 +42,6 @@ log = logging.getLogger("heron.jsonrpc")
 
 CANCEL_REQUEST = "$/cancel_request"
 SHUTDOWN_GRACE_S = 0.5
-# No ACP message nests anywhere near this deep; deeper ones are refused before any code walks
-# them, so nothing downstream (validation, storage, logging) can run out of stack.
-MAX_NESTING = 64
 _TOO_DEEP = f"arrays and objects nested more than {MAX_NESTING} levels deep"
 
 RequestId = int | str
@@ -331,14 +329,6 @@ def _request_id(message: Any) -> RequestId | None:
 def _key(request_id: Any) -> tuple[str, Any]:
     """Request ids 1 and "1" are different requests."""
     return (type(request_id).__name__, request_id)
-
-
-def encode(message: Any) -> bytes:
-    """One JSON object on one line, UTF-8 (lone surrogates are escaped, never sent raw)."""
-    try:
-        return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
-    except UnicodeEncodeError:
-        return json.dumps(message, separators=(",", ":")).encode()
 
 
 def _envelope_problem(message: dict[str, Any], valid_id: bool) -> str | None:

@@ -1,4 +1,4 @@
-"""Newline-delimited JSON framing: bytes in, complete lines out.
+"""Newline-delimited JSON framing: bytes in, complete lines out; a message out, one line.
 
 Pure and synchronous so it can be tested without I/O. A line longer than ``max_line_bytes``
 is dropped whole (its remaining bytes are skipped up to the next newline) and reported as an
@@ -7,7 +7,9 @@ is dropped whole (its remaining bytes are skipped up to the next newline) and re
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024  # ACP clients send base64 images; 50 MiB must pass.
 
@@ -66,3 +68,11 @@ class LineSplitter:
         self._size = 0
         self._skipping = False
         return line
+
+
+def encode(message: Any) -> bytes:
+    """One JSON object on one line, UTF-8 (lone surrogates are escaped, never sent raw)."""
+    try:
+        return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode()

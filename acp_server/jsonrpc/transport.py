@@ -1,26 +1,20 @@
-"""The stdio transport: the only module that touches the process's stdout.
+"""The stdio transport: frames in and out of the descriptors ``stdio.claim_stdio`` took.
 
-``StdioTransport.claim()`` takes file descriptor 1 for the protocol and points fd 1 (and
-``sys.stdout``) at stderr, so a stray ``print`` in any library, or a child process that inherits
-stdout, can never corrupt the ACP stream. Reads and writes use the event loop's readiness
-notifications; regular files (``heron acp < trace.jsonl``) are read directly.
-
-A single writer task owns the output fd, so frames never interleave.
+Reads and writes use the event loop's readiness notifications; regular files (``heron acp <
+trace.jsonl``) are read directly. A single writer task owns the output fd, so frames never
+interleave.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import stat
-import sys
 from collections.abc import AsyncIterator
-from typing import Self, TextIO
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-READ_CHUNK = 1024 * 1024
+from acp_server.jsonrpc.stdio import READ_CHUNK, pollable
 
 
 class TransportClosed(Exception):
@@ -30,11 +24,12 @@ class TransportClosed(Exception):
 class StdioTransport:
     """Raw byte chunks from an input fd; whole frames to an output fd, written in order."""
 
-    def __init__(self, in_fd: int, out_fd: int) -> None:
+    def __init__(self, in_fd: int, out_fd: int, *, already_read: bytes = b"") -> None:
         self._in_fd = in_fd
+        self._already_read = already_read  # input read before the transport existed
         self._out_fd = out_fd
-        self._pollable_in = _pollable(in_fd)
-        self._pollable_out = _pollable(out_fd)
+        self._pollable_in = pollable(in_fd)
+        self._pollable_out = pollable(out_fd)
         if self._pollable_out:
             os.set_blocking(out_fd, False)
         send, receive = anyio.create_memory_object_stream[bytes](max_buffer_size=1024)
@@ -45,21 +40,10 @@ class StdioTransport:
         self._written = 0  # frames the writer has written
         self._wrote = anyio.Event()  # set (and replaced) after every write
 
-    @classmethod
-    def claim(cls) -> Self:
-        """Reserve stdin/stdout for the protocol and send everything else to stderr."""
-        sys.stdout.flush()
-        out_fd = os.dup(1)  # non-inheritable: children never see the protocol stream
-        os.dup2(2, 1)
-        sys.stdout = sys.stderr
-        in_fd = os.dup(0)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)  # children must not steal protocol input either
-        os.close(null)
-        return cls(in_fd, out_fd)
-
     async def chunks(self) -> AsyncIterator[bytes]:
         """Yield input as it arrives until end of file."""
+        if self._already_read:
+            yield self._already_read
         while True:
             if self._pollable_in:
                 try:
@@ -127,14 +111,3 @@ class StdioTransport:
                 await anyio.wait_writable(self._out_fd)
                 continue
             view = view[written:]
-
-
-def console() -> TextIO:
-    """The terminal, for the human-facing commands (``heron demo``) that do not serve ACP."""
-    return sys.stdout
-
-
-def _pollable(fd: int) -> bool:
-    """Pipes, sockets and terminals can be polled; regular files and /dev/null cannot."""
-    mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)

@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
+# No ACP message nests anywhere near this deep; deeper ones are refused before any code walks
+# them, so nothing downstream (validation, storage, logging) can run out of stack.
+MAX_NESTING = 64
+
 
 def as_object(value: Any) -> dict[str, Any] | None:
     """``value`` if it is a JSON object, else None."""

@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-import anyio
-
 from agent_core.config import ModelSettings
 from agent_core.models import known
 
@@ -120,6 +118,8 @@ class CataloguedModel:
         """The models.dev data loaded before a request (by the warm-up, which this waits for,
         or here, off the loop), so that even a first response's usage has its cost."""
         if not known.loaded():
+            import anyio  # not at import: the front door describes the model before the loop
+
             await anyio.to_thread.run_sync(known.load)
 
     @property

