@@ -42,8 +42,10 @@ def peak_rss_mb(pid: int) -> float:
 
 
 def one_run(
-    env: dict[str, str], workspace: Path, agent: Sequence[str] = HERON_ACP
+    env: dict[str, str], workspace: Path, agent: Sequence[str] = HERON_ACP, pause: float = 0.0
 ) -> tuple[float, float, float]:
+    """(spawn -> initialize answered, session/new's own time, peak RSS once idle); session/new
+    is sent at once after initialize's answer, or after ``pause`` seconds."""
     started = time.perf_counter()
     proc = subprocess.Popen(list(agent), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert proc.stdin and proc.stdout
@@ -52,6 +54,7 @@ def one_run(
     )
     initialized = time.perf_counter()
     assert "result" in init, init
+    time.sleep(pause)
     before_new = time.perf_counter()
     new = call_agent(
         proc.stdin, proc.stdout, 2, "session/new", {"cwd": str(workspace), "mcpServers": []}
@@ -70,6 +73,7 @@ def measure(env: dict[str, str], agent: Sequence[str] = HERON_ACP) -> list[Figur
     with tempfile.TemporaryDirectory() as tmp:
         runs = [one_run(env, Path(tmp), agent) for _ in range(RUNS)]
     init, new, rss = (sorted(column) for column in zip(*runs, strict=True))
+    ready = sorted(i + n for i, n, _ in runs)
     figures = [
         Figure(
             "spawn -> `initialize` response",
@@ -86,6 +90,20 @@ def measure(env: dict[str, str], agent: Sequence[str] = HERON_ACP) -> list[Figur
             f"median of {RUNS}, first session of a fresh process",
         ),
         Figure(
+            "spawn -> `session/new` response, sent at once after `initialize`",
+            statistics.median(ready) * 1000,
+            "ms",
+            75,
+            f"median of {RUNS}; what an editor that opens a session at start waits for in all",
+        ),
+        Figure(
+            "`session/new` response, sent 1 s after `initialize`",
+            statistics.median(late_session_new(env, agent)) * 1000,
+            "ms",
+            30,
+            f"median of {RUNS}, first session of a fresh process; the server loaded meanwhile",
+        ),
+        Figure(
             "peak RSS, idle after `session/new`",
             statistics.median(rss),
             "MB",
@@ -96,6 +114,11 @@ def measure(env: dict[str, str], agent: Sequence[str] = HERON_ACP) -> list[Figur
     if tuple(agent) != HERON_ACP:
         return figures
     return [*figures, session_new_with_large_context(env)]
+
+
+def late_session_new(env: dict[str, str], agent: Sequence[str]) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        return [one_run(env, Path(tmp), agent, pause=1.0)[1] for _ in range(RUNS)]
 
 
 def session_new_with_large_context(env: dict[str, str]) -> Figure:
