@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from dataclasses import dataclass
 
 from acp_server.handlers.greeting import ClientInfo, greet
@@ -27,6 +28,11 @@ from acp_server.jsonrpc.values import MAX_NESTING, as_object, deeper_than, may_h
 from agent_core.config import Settings
 
 FIRST_LINE_LIMIT = 1024 * 1024  # an initialize request is a few hundred bytes
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # what the server stops on too
+
+
+class _Stopped(Exception):
+    """A stop signal arrived while the front door waited for the first line."""
 
 
 @dataclass(frozen=True)
@@ -39,10 +45,17 @@ class Opening:
     exchanged: tuple[bytes, bytes] = (b"", b"")  # the request line and the answer, for the trace
 
 
-def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening:
+def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening | None:
     """Read the first line; answer it if it is ``initialize``. Blocks until a line or the end of
-    the input arrives."""
-    read = _first_line(in_fd)
+    the input arrives; None when a stop signal came first (there is nothing to stop yet)."""
+    previous = {number: signal.signal(number, _stop) for number in STOP_SIGNALS}
+    try:
+        read = _first_line(in_fd)
+    except _Stopped:
+        return None
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     line, newline, rest = read.partition(b"\n")
     if not newline:
         return Opening(read)
@@ -101,3 +114,7 @@ def _answer(line: bytes, settings: Settings) -> tuple[ClientInfo, bytes] | None:
 def _no_constant(name: str) -> object:
     """``NaN`` and ``Infinity`` are not JSON: the server's parse error answers them."""
     raise ValueError(name)
+
+
+def _stop(number: int, frame: object) -> None:
+    raise _Stopped

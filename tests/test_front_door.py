@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -112,9 +114,13 @@ def test_a_real_agent_answers_the_same_from_the_front_door_and_from_the_server(
     agent_env["HERON_TRACE"] = "1"
     answers: list[dict[str, Any]] = []
     for request_id in (7, "seven"):
+
+        def answers_it(message: dict[str, Any], request_id: int | str = request_id) -> bool:
+            return message.get("id") == request_id
+
         with RawAgent(agent_env) as agent:
             agent.send({**INITIALIZE, "id": request_id})
-            answers.append(agent.wait_for(lambda m, i=request_id: m.get("id") == i))
+            answers.append(agent.wait_for(answers_it))
             again = agent.request("initialize", PARAMS)["result"]
             assert again == answers[-1]["result"]
             agent.new_session(workspace)  # the editor's capabilities reached the server
@@ -123,3 +129,14 @@ def test_a_real_agent_answers_the_same_from_the_front_door_and_from_the_server(
     log = (heron_home / "logs" / "heron.log").read_text()
     assert log.count('recv {"jsonrpc": "2.0", "id": 7, "method": "initialize"') == 1
     assert log.count('send {"jsonrpc":"2.0","id":7,"result":') == 1
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_stop_before_the_first_line_ends_the_agent_quietly(
+    agent_env: dict[str, str], stop: signal.Signals
+) -> None:
+    with RawAgent(agent_env) as agent:
+        time.sleep(0.5)  # waiting in the front door's read
+        agent.proc.send_signal(stop)
+        assert agent.proc.wait(timeout=10) == 0
+    assert b"Traceback" not in agent.stderr
