@@ -13,7 +13,6 @@ from agent_core.errors import ModelConfigError
 from agent_core.models.base import Model
 from agent_core.models.catalog import ModelInfo, describe
 from agent_core.models.resilient import ResilientModel
-from agent_core.models.scripted import ScriptedModel
 from agent_core.presets import PRESETS
 
 ModelFactory = Callable[[str, ProviderSettings, Settings], Model]
@@ -59,6 +58,8 @@ def _openai_chat(model_id: str, provider: ProviderSettings, settings: Settings) 
 
 
 def _scripted(script: str, provider: ProviderSettings, settings: Settings) -> Model:
+    from agent_core.models.scripted import ScriptedModel
+
     return ScriptedModel.load(script)
 
 
