@@ -15,7 +15,7 @@ from agent_core.messages import AssistantMessage, TextPart, UserMessage
 from agent_core.sessions.sqlite import SqliteSessionStore
 from agent_core.sessions.store import SessionRecord
 from bench.figures import Figure
-from bench.startup import HERON, call_agent
+from bench.startup import HERON, LOADED_S, call_agent
 from tests.support.raw import RawAgent
 
 MESSAGES = 1000
@@ -58,13 +58,15 @@ async def _conversation(
 
 
 def _load(env: dict[str, str], session_id: str, workspace: Path) -> float:
-    """Spawn, initialize, then time ``session/load`` to its response. The replayed updates are
-    read as bytes, not parsed, so that the figure is the agent's, not this client's."""
+    """Spawn, initialize, wait for the server to load, then time ``session/load`` to its
+    response. The replayed updates are read as bytes, not parsed, so that the figure is the
+    agent's, not this client's."""
     proc = subprocess.Popen([HERON, "acp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None
     try:
         initialize = {"protocolVersion": 1, "clientCapabilities": {}}
         call_agent(proc.stdin, proc.stdout, 1, "initialize", initialize)
+        time.sleep(LOADED_S)
         params = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
         request = {"jsonrpc": "2.0", "id": "load", "method": "session/load", "params": params}
         started = time.perf_counter()
@@ -94,6 +96,7 @@ def measure(env: dict[str, str]) -> list[Figure]:
             loads.append(_load(env, session_id, workspace))
             with RawAgent(env, check_schema=False) as agent:
                 agent.initialize()
+                time.sleep(LOADED_S)
                 started = time.perf_counter()
                 listed = agent.request("session/list", {"cwd": str(workspace)})
                 lists.append(time.perf_counter() - started)
@@ -104,20 +107,22 @@ def measure(env: dict[str, str]) -> list[Figure]:
             statistics.median(loads) * 1000,
             "ms",
             150,
-            f"replays {MESSAGES:,} updates first; median of {SAMPLES} fresh processes",
+            f"replays {MESSAGES:,} updates first; median of {SAMPLES} fresh processes, each "
+            f"{LOADED_S:g} s after `initialize`",
         ),
         Figure(
             f"`session/load` of a {LONG:,}-message session, to its response",
             statistics.median(long_loads) * 1000,
             "ms",
             300,
-            f"replays {LONG:,} updates first; median of {SAMPLES} fresh processes",
+            f"replays {LONG:,} updates first; median of {SAMPLES} fresh processes, each "
+            f"{LOADED_S:g} s after `initialize`",
         ),
         Figure(
             f"`session/list` over {SESSIONS:,} sessions (first page of 50)",
             statistics.median(lists) * 1000,
             "ms",
             50,
-            f"median of {SAMPLES}",
+            f"median of {SAMPLES}, each {LOADED_S:g} s after `initialize`",
         ),
     ]
