@@ -1,7 +1,7 @@
 """``initialize``, answered before the server is loaded.
 
 Most of a Python agent's start is importing: the event loop alone (asyncio and anyio's backend)
-takes longer than a native agent's whole start, and logging, the router and the session
+takes more than half of a native agent's whole start, and logging, the router and the session
 machinery come on top. An editor sends ``initialize`` first and waits for it, and its answer
 needs none of that: the settings and ``handlers.greeting``. So ``heron acp`` reads the first
 line with a blocking read and answers it at once; the server is loaded afterwards and begins
@@ -15,6 +15,7 @@ have one home.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -63,7 +64,8 @@ def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening | No
     if answered is None:
         return Opening(read)
     client, frame = answered
-    write_blocking(out_fd, frame + b"\n")
+    with contextlib.suppress(OSError):  # the editor is gone: the server finds out and ends
+        write_blocking(out_fd, frame + b"\n")
     return Opening(rest, client, (line, frame))
 
 

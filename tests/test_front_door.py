@@ -70,6 +70,14 @@ def test_initialize_is_answered_with_what_greet_gives_and_the_rest_is_kept(
     assert opening.exchanged == (json.dumps(INITIALIZE).encode(), answer.rstrip(b"\n"))
 
 
+def test_an_editor_gone_before_the_answer_is_left_to_the_server_to_notice(
+    pipes: tuple[int, int, int, int], heron_home: Path
+) -> None:
+    os.close(pipes[3])  # nobody reads the agent's output any more
+    opening = opened(pipes, json.dumps(INITIALIZE).encode() + b"\n", Settings(home=heron_home))
+    assert opening.client is not None and opening.unread == b""
+
+
 @pytest.mark.parametrize(
     "first",
     [
