@@ -11,6 +11,10 @@ Only a plain, well-formed ``initialize`` request that ``greet`` accepts is answe
 integer id, no escapes or lone surrogates to clean, nothing nested too deep. Anything else is
 left to the server, whole, which answers it as it answers any message: the protocol's errors
 have one home.
+
+A stop signal (SIGTERM, SIGINT, SIGHUP) while the first line is awaited ends the process: there
+is nothing to stop yet. One that comes after, while the server loads, is held until the server's
+own handlers are in place, and the server stops on it as it would on any.
 """
 
 from __future__ import annotations
@@ -19,54 +23,76 @@ import contextlib
 import json
 import os
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from acp_server.handlers.greeting import ClientInfo, greet
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.jsonrpc.framing import encode
 from acp_server.jsonrpc.stdio import READ_CHUNK, write_blocking
-from acp_server.jsonrpc.values import MAX_NESTING, as_object, deeper_than, may_hold_lone_surrogates
+from acp_server.jsonrpc.values import (
+    MAX_NESTING,
+    as_object,
+    deeper_than,
+    may_hold_lone_surrogates,
+    not_a_json_constant,
+)
 from agent_core.config import Settings
 
 FIRST_LINE_LIMIT = 1024 * 1024  # an initialize request is a few hundred bytes
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # what the server stops on too
 
 
-class _Stopped(Exception):
-    """A stop signal arrived while the front door waited for the first line."""
+@dataclass(frozen=True)
+class Greeting:
+    """An ``initialize`` the front door answered: the editor it described, and both frames."""
+
+    client: ClientInfo
+    request: bytes  # the line as received, for the trace
+    answer: bytes  # the response frame, without its newline
 
 
 @dataclass(frozen=True)
 class Opening:
-    """How the connection began: the input read so far that the server has yet to handle, and,
-    when ``initialize`` was answered here, the editor it described and the two frames."""
+    """How the connection began: the input read that the server has yet to handle, the
+    ``initialize`` answered here (if it was), and the stop signals received so far (the list
+    grows until the server's own handlers replace the front door's)."""
 
     unread: bytes
-    client: ClientInfo | None = None
-    exchanged: tuple[bytes, bytes] = (b"", b"")  # the request line and the answer, for the trace
+    greeting: Greeting | None = None
+    stops: list[signal.Signals] = field(default_factory=list[signal.Signals])
 
 
-def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening | None:
-    """Read the first line; answer it if it is ``initialize``. Blocks until a line or the end of
-    the input arrives; None when a stop signal came first (there is nothing to stop yet)."""
-    previous = {number: signal.signal(number, _stop) for number in STOP_SIGNALS}
+class _Stopped(Exception):
+    """A stop signal arrived while the front door waited for the first line."""
+
+
+def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening:
+    """Read the first line and answer it if it is ``initialize``. Blocks until a line or the end
+    of the input arrives, or a stop signal (then ``stops`` is not empty and nothing was
+    answered)."""
+    stops: list[signal.Signals] = []
+    reading = True
+
+    def stop(number: int, frame: object) -> None:
+        stops.append(signal.Signals(number))
+        if reading:
+            raise _Stopped
+
     try:
+        for number in STOP_SIGNALS:
+            signal.signal(number, stop)  # replaced by the server's handlers once it runs
         read = _first_line(in_fd)
     except _Stopped:
-        return None
+        return Opening(b"", stops=stops)
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        reading = False  # from now on a stop is held for the server
     line, newline, rest = read.partition(b"\n")
-    if not newline:
-        return Opening(read)
-    answered = _answer(line, settings)
-    if answered is None:
-        return Opening(read)
-    client, frame = answered
+    greeting = _answer(line, settings) if newline else None
+    if greeting is None:
+        return Opening(read, stops=stops)
     with contextlib.suppress(OSError):  # the editor is gone: the server finds out and ends
-        write_blocking(out_fd, frame + b"\n")
-    return Opening(rest, client, (line, frame))
+        write_blocking(out_fd, greeting.answer + b"\n")
+    return Opening(rest, greeting, stops)
 
 
 def _first_line(in_fd: int) -> bytes:
@@ -88,13 +114,13 @@ def _first_line(in_fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _answer(line: bytes, settings: Settings) -> tuple[ClientInfo, bytes] | None:
-    """The editor and the response frame, when ``line`` is an ``initialize`` request the front
-    door may answer; None leaves it to the server."""
+def _answer(line: bytes, settings: Settings) -> Greeting | None:
+    """The answered greeting, when ``line`` is an ``initialize`` request the front door may
+    answer; None leaves it to the server."""
     if may_hold_lone_surrogates(line):
         return None
     try:
-        message = as_object(json.loads(line, parse_constant=_no_constant))
+        message = as_object(json.loads(line, parse_constant=not_a_json_constant))
     except (ValueError, RecursionError):
         return None
     if message is None or deeper_than(message, MAX_NESTING):
@@ -110,13 +136,4 @@ def _answer(line: bytes, settings: Settings) -> tuple[ClientInfo, bytes] | None:
         client, result = greet(message.get("params"), settings)
     except RpcError:
         return None
-    return client, encode({"jsonrpc": "2.0", "id": request_id, "result": result})
-
-
-def _no_constant(name: str) -> object:
-    """``NaN`` and ``Infinity`` are not JSON: the server's parse error answers them."""
-    raise ValueError(name)
-
-
-def _stop(number: int, frame: object) -> None:
-    raise _Stopped
+    return Greeting(client, line, encode({"jsonrpc": "2.0", "id": request_id, "result": result}))

@@ -1,17 +1,18 @@
 """The ACP server, loaded once the front door has answered ``initialize``: logging, the session
 store, the connection and its router, and what loads in the background. With ``wiring`` (one
-session's parts) and ``cli``, the composition root: the only place concrete classes are built."""
+session's parts), the composition root: the only place concrete classes are built."""
 
 from __future__ import annotations
 
 import importlib
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import anyio
 
-from acp_server.front_door import Opening
+from acp_server.front_door import STOP_SIGNALS, Opening
+from acp_server.handlers.greeting import ClientInfo
 from acp_server.handlers.router import AcpRouter
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import SHUTDOWN_GRACE_S, Connection
@@ -31,11 +32,11 @@ def serve(in_fd: int, out_fd: int, config: ConfigWatch, opening: Opening) -> int
     setup_logging(settings.log_dir, settings.log_level, trace=trace, redact=redact)
     if config.problem is not None:
         log.error("%s", config.problem)
-    if trace and opening.client is not None:
-        trace_message("recv", opening.exchanged[0])
-        trace_message("send", opening.exchanged[1])
+    if trace and opening.greeting is not None:
+        trace_message("recv", opening.greeting.request)
+        trace_message("send", opening.greeting.answer)
     transport = StdioTransport(in_fd, out_fd, already_read=opening.unread)
-    return _serve(transport, config, redact, opening)
+    return _serve(transport, config, redact, opening, trace=trace)
 
 
 def _redactor(config: ConfigWatch) -> Callable[[str], str]:
@@ -59,7 +60,12 @@ def _redactor(config: ConfigWatch) -> Callable[[str], str]:
 
 
 def _serve(
-    transport: StdioTransport, config: ConfigWatch, redact: Callable[[str], str], opening: Opening
+    transport: StdioTransport,
+    config: ConfigWatch,
+    redact: Callable[[str], str],
+    opening: Opening,
+    *,
+    trace: bool,
 ) -> int:
     from agent_core.diagnostics.pool import ServerPool  # pygls only with the first server
     from agent_core.models.listing import ModelLists
@@ -67,7 +73,7 @@ def _serve(
     from agent_core.sessions.sqlite import SqliteSessionStore  # cheap: sqlite loads on open()
 
     settings = config.settings  # what the process is set up with: its home, logs, trace
-    connection = Connection(transport, trace=trace_message if settings.trace else None)
+    connection = Connection(transport, trace=trace_message if trace else None)
     store = ResilientStore(SqliteSessionStore(settings.sessions_db, redact))  # never fails a turn
     lists = ModelLists(settings.home / "models.json")  # read and refreshed in the background
     build_session = session_factory(connection, config, store, ServerPool(), lists)
@@ -83,44 +89,52 @@ def _serve(
         detect(network=settings.sandbox.network == "allow")  # the one probe; sessions reuse it
         scrubbed_environment(settings.keep_environment)  # read once, while the probe waits
 
+    greeting = opening.greeting
     state = ServerState(
-        connection, config, build_session, store, preload=preload, probe=probe, warm_up=_warm_up
+        connection,
+        config,
+        build_session,
+        store,
+        preload=preload,
+        probe=probe,
+        warm_up=_warm_up,
+        client=greeting.client if greeting else ClientInfo(),
+        model_lists=lists,
     )
-    state.model_lists = lists
-    if opening.client is not None:  # initialize is answered: what comes after it may load
-        state.client = opening.client
-    anyio.run(_serve_with_background, connection, state, opening.client is not None)
+    anyio.run(_serve_with_background, connection, state, opening)
     anyio.run(store.close)
     log.info("bye")
     return 0
 
 
 async def _serve_with_background(
-    connection: Connection, state: ServerState, initialized: bool
+    connection: Connection, state: ServerState, opening: Opening
 ) -> None:
     """Serve; what outlives a request (MCP connections) runs beside, and stops after.
 
     SIGTERM, SIGINT and SIGHUP end it the way end of input does: turns are cancelled, and
-    terminals and MCP servers are stopped, before the process exits.
+    terminals and MCP servers are stopped, before the process exits. A signal the front door
+    held while the server loaded counts the same.
     """
     router = AcpRouter(state)
     async with anyio.create_task_group() as background:
         state.background = background
-        background.start_soon(_stop_on_signal, router, background.cancel_scope)
+        background.start_soon(_stop_on_signal, router, background.cancel_scope, opening.stops)
         background.start_soon(state.run_once, "probe", state.probe)  # while stdin is read
-        if initialized:  # what the server's own `initialize` would start once answered
+        if opening.greeting is not None:  # what the server's `initialize` starts once answered
             background.start_soon(state.run_once, "preload", state.preload)
         await connection.serve(router)
         background.cancel_scope.cancel()
 
 
-async def _stop_on_signal(router: AcpRouter, serving: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
-        async for received in signals:
-            log.info("%s: shutting down", received.name)
-            await router.input_closed()  # turns stop; their answers and saves get the grace
-            serving.deadline = anyio.current_time() + SHUTDOWN_GRACE_S
-            return
+async def _stop_on_signal(
+    router: AcpRouter, serving: anyio.CancelScope, held: Sequence[signal.Signals]
+) -> None:
+    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        received = held[0] if held else await anext(signals)  # held: before these handlers
+        log.info("%s: shutting down", received.name)
+        await router.input_closed()  # turns stop; their answers and saves get the grace
+        serving.deadline = anyio.current_time() + SHUTDOWN_GRACE_S
 
 
 # Loaded while the editor is still sending `session/new` (no pydantic here): first what

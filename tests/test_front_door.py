@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from acp_server.front_door import open_connection
+from acp_server.front_door import FIRST_LINE_LIMIT, open_connection
 from acp_server.handlers.greeting import greet
 from agent_core.config import Settings
 from tests.support.raw import RawAgent
@@ -65,9 +66,15 @@ def test_initialize_is_answered_with_what_greet_gives_and_the_rest_is_kept(
     assert json.loads(answer) == {"jsonrpc": "2.0", "id": 0, "result": result}
     assert result["agentCapabilities"]["promptCapabilities"]["image"] is True
     assert [m["id"] for m in result["authMethods"]] == ["api-key", "heron-login"]
-    assert opening.client == client and client.name == "zed" and client.can("fs", "readTextFile")
+    greeting = opening.greeting
+    assert greeting is not None and greeting.client == client
+    assert client.name == "zed" and client.can("fs", "readTextFile")
     assert opening.unread == NEW  # the server starts with session/new
-    assert opening.exchanged == (json.dumps(INITIALIZE).encode(), answer.rstrip(b"\n"))
+    assert (greeting.request, greeting.answer) == (
+        json.dumps(INITIALIZE).encode(),
+        answer.rstrip(b"\n"),
+    )
+    assert opening.stops == []
 
 
 def test_an_editor_gone_before_the_answer_is_left_to_the_server_to_notice(
@@ -75,7 +82,7 @@ def test_an_editor_gone_before_the_answer_is_left_to_the_server_to_notice(
 ) -> None:
     os.close(pipes[3])  # nobody reads the agent's output any more
     opening = opened(pipes, json.dumps(INITIALIZE).encode() + b"\n", Settings(home=heron_home))
-    assert opening.client is not None and opening.unread == b""
+    assert opening.greeting is not None and opening.unread == b""
 
 
 @pytest.mark.parametrize(
@@ -93,13 +100,14 @@ def test_an_editor_gone_before_the_answer_is_left_to_the_server_to_notice(
         b"not json\n",
         b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}',  # no \n
         b"",  # the input ended at once
+        b"\n" + json.dumps(INITIALIZE).encode() + b"\n",  # a blank line first
     ],
 )
 def test_anything_else_is_left_whole_to_the_server(
     pipes: tuple[int, int, int, int], heron_home: Path, first: bytes
 ) -> None:
     opening = opened(pipes, first, Settings(home=heron_home))
-    assert opening.client is None
+    assert opening.greeting is None
     assert opening.unread == first
     assert written(pipes) == b""
 
@@ -131,7 +139,9 @@ def test_a_real_agent_answers_the_same_from_the_front_door_and_from_the_server(
             answers.append(agent.wait_for(answers_it))
             again = agent.request("initialize", PARAMS)["result"]
             assert again == answers[-1]["result"]
-            agent.new_session(workspace)  # the editor's capabilities reached the server
+            agent.new_session(workspace)  # the server serves what follows
+            # (that the editor's capabilities reach the server: tests/test_editor_tools.py,
+            # whose editor's initialize the front door answers, reads unsaved buffers)
             assert agent.close() == 0
     assert answers[0]["result"] == answers[1]["result"]
     log = (heron_home / "logs" / "heron.log").read_text()
@@ -139,12 +149,64 @@ def test_a_real_agent_answers_the_same_from_the_front_door_and_from_the_server(
     assert log.count('send {"jsonrpc":"2.0","id":7,"result":') == 1
 
 
+def test_a_first_line_in_pieces_or_too_long_for_the_front_door(
+    pipes: tuple[int, int, int, int], heron_home: Path
+) -> None:
+    agent_in, editor_out, agent_out, _ = pipes
+    line = json.dumps(INITIALIZE).encode() + b"\n"
+
+    def send_slowly(data: bytes) -> None:
+        for piece in (data[:10], data[10:40], data[40:]):
+            time.sleep(0.05)
+            os.write(editor_out, piece)
+
+    writer = threading.Thread(target=send_slowly, args=(line + NEW,))
+    writer.start()
+    opening = open_connection(agent_in, agent_out, Settings(home=heron_home))
+    writer.join()
+    assert opening.greeting is not None and opening.unread == NEW
+
+    huge = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"_meta":"' + b"x" * (
+        FIRST_LINE_LIMIT + 10
+    )
+    writer = threading.Thread(target=lambda: (os.write(editor_out, huge), os.close(editor_out)))
+    writer.start()
+    opening = open_connection(agent_in, agent_out, Settings(home=heron_home))
+    rest = b"".join(iter(lambda: os.read(agent_in, 1 << 20), b""))
+    writer.join()
+    assert opening.greeting is None and opening.unread + rest == huge  # the server gets it all
+
+
+def catches_stop_signals(pid: int) -> bool:
+    """Whether the process has its own SIGTERM and SIGHUP handlers (the front door's)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = int(next(ln for ln in status.splitlines() if ln.startswith("SigCgt:")).split()[1], 16)
+    return all(caught & (1 << (s - 1)) for s in (signal.SIGTERM, signal.SIGHUP))
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_stop_before_the_first_line_ends_the_agent_quietly(
     agent_env: dict[str, str], stop: signal.Signals
 ) -> None:
     with RawAgent(agent_env) as agent:
-        time.sleep(0.5)  # waiting in the front door's read
+        deadline = time.monotonic() + 10
+        while not catches_stop_signals(agent.proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the front door waits for the first line
         agent.proc.send_signal(stop)
         assert agent.proc.wait(timeout=10) == 0
     assert b"Traceback" not in agent.stderr
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_stop_while_the_server_loads_is_held_and_obeyed(
+    agent_env: dict[str, str], heron_home: Path, stop: signal.Signals
+) -> None:
+    """Sent the moment initialize is answered: the server is still loading, and stops on it as
+    it stops on any signal once it runs."""
+    with RawAgent(agent_env) as agent:
+        agent.initialize()
+        agent.proc.send_signal(stop)
+        assert agent.proc.wait(timeout=10) == 0
+    assert b"Traceback" not in agent.stderr
+    log = (heron_home / "logs" / "heron.log").read_text()
+    assert f"{stop.name}: shutting down" in log  # the server's own way out

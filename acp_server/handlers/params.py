@@ -1,7 +1,7 @@
 """Reading request params by hand, for the methods on the start-up path.
 
 ``initialize``, ``authenticate``, ``session/new`` and ``session/cancel`` are answered before the
-generated pydantic models are imported (importing pydantic alone costs ~45 ms of the 100 ms
+generated pydantic models are imported (importing pydantic alone costs ~45 ms, the whole
 budget for ``initialize``), so their few fields are checked here. Every other method validates
 its params against the generated models in ``acp_server.protocol``.
 """

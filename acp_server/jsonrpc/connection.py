@@ -35,6 +35,7 @@ from acp_server.jsonrpc.values import (
     as_object,
     deeper_than,
     may_hold_lone_surrogates,
+    not_a_json_constant,
     without_lone_surrogates,
 )
 
@@ -191,7 +192,7 @@ class Connection:
         if self._trace:
             self._trace("recv", line)
         try:
-            message = json.loads(line, parse_constant=_not_json)
+            message = json.loads(line, parse_constant=not_a_json_constant)
         except (ValueError, UnicodeDecodeError) as exc:
             await self._send_error(None, RpcError(PARSE_ERROR, f"Parse error: {exc}"))
             return
@@ -311,11 +312,6 @@ def _well_formed(message: Any) -> Any:
     if original is not None and "id" in original:
         clean["id"] = original["id"]
     return clean
-
-
-def _not_json(constant: str) -> Any:
-    """Python's decoder takes ``NaN`` and ``Infinity``; JSON has no such values."""
-    raise ValueError(f"{constant} is not a JSON value")
 
 
 def _request_id(message: Any) -> RequestId | None:

@@ -15,6 +15,12 @@ def as_object(value: Any) -> dict[str, Any] | None:
     return cast(dict[str, Any], value) if isinstance(value, dict) else None
 
 
+def not_a_json_constant(constant: str) -> Any:
+    """``json.loads``' ``parse_constant``: Python's decoder takes ``NaN`` and ``Infinity``; JSON
+    has no such values, so they are a ``ValueError`` like any other bad JSON."""
+    raise ValueError(f"{constant} is not a JSON value")
+
+
 def deeper_than(value: Any, limit: int) -> bool:
     """Whether arrays and objects nest more than ``limit`` levels in ``value``.
 
