@@ -40,11 +40,15 @@ def first_chunk_and_cancel(base: dict[str, str], workspace: Path, provider: str)
                     "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
                 }
             )
-            chunk = agent.wait_for(_is_chunk)
-            arrived = next(t for t, m in reversed(agent.arrivals) if m is chunk)
-            sent = next(
-                t for t, kind in fake.events_sent if kind == FIRST_DELTA[provider] and t > 0
-            )
+            while True:  # a late chunk of the prompt cancelled before may come first
+                chunk = agent.wait_for(_is_chunk)
+                arrived = next(t for t, m in reversed(agent.arrivals) if m is chunk)
+                sent = next(
+                    (t for t, kind in fake.events_sent if kind == FIRST_DELTA[provider] and t > 0),
+                    None,
+                )
+                if sent is not None and arrived >= sent:
+                    break
             first_chunk.append(arrived - sent)
             started = time.monotonic()
             agent.notify("session/cancel", {"sessionId": session_id})
