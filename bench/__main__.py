@@ -8,6 +8,7 @@ import platform
 import shlex
 import sys
 import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,7 +41,20 @@ def environment(home: str) -> dict[str, str]:
     return env
 
 
-def report(figures: list[Figure], agent: str | None = None) -> str:
+def reference_ms() -> float:
+    """A fixed loop's time, the best of three: how fast this machine runs Python right now. The
+    figures move with it, and on a shared machine it moves from hour to hour."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        sum(range(5_000_000))
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
+def report(
+    figures: list[Figure], agent: str | None = None, reference: tuple[float, float] | None = None
+) -> str:
     system = f"{platform.system()} {platform.release()}"
     machine = f"{os.cpu_count()} cores, Python {platform.python_version()}, {system}"
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -59,7 +73,14 @@ def report(figures: list[Figure], agent: str | None = None) -> str:
         "`initialize`).\n"
         "`python -m bench --agent '<command>'` runs the scenarios any ACP agent can run against\n"
         "another agent, for a side-by-side.\n\n"
-        f"Last run: {stamp} on {machine}.\n\n"
+        f"Last run: {stamp} on {machine}.\n"
+        + (
+            f"Machine speed: a reference loop (`sum(range(5_000_000))`) took {reference[0]:.0f} ms "
+            f"before the run\nand {reference[1]:.0f} ms after; lower is faster.\n"
+            if reference
+            else ""
+        )
+        + "\n"
         f"{HEADER}\n{rows}\n"
     )
 
@@ -75,6 +96,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     agent = tuple(shlex.split(args.agent)) if args.agent else startup.HERON_ACP
+    before = reference_ms()
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as workspace:
         env, where = environment(home), Path(workspace)
         figures = (
@@ -96,7 +118,7 @@ def main() -> int:
                 + diagnostics.measure(env)
                 + memory.measure(env)
             )
-    text = report(figures, " ".join(agent) if args.agent else None)
+    text = report(figures, " ".join(agent) if args.agent else None, (before, reference_ms()))
     sys.stdout.write(text)
     if args.write:
         args.write.write_text(text)
