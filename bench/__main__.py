@@ -6,6 +6,8 @@ import argparse
 import os
 import platform
 import shlex
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -42,14 +44,15 @@ def environment(home: str) -> dict[str, str]:
 
 
 def reference_ms() -> float:
-    """A fixed loop's time, the best of three: how fast this machine runs Python right now. The
-    figures move with it, and on a shared machine it moves from hour to hour."""
-    best = float("inf")
-    for _ in range(3):
+    """How long a bare interpreter takes to start and exit here right now, the median of 11: the
+    floor under every start-up figure. On a shared machine it moves from hour to hour, and the
+    figures move with it."""
+    runs = []
+    for _ in range(11):
         started = time.perf_counter()
-        sum(range(5_000_000))
-        best = min(best, time.perf_counter() - started)
-    return best * 1000
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        runs.append(time.perf_counter() - started)
+    return statistics.median(runs) * 1000
 
 
 def report(
@@ -75,8 +78,8 @@ def report(
         "another agent, for a side-by-side.\n\n"
         f"Last run: {stamp} on {machine}.\n"
         + (
-            f"Machine speed: a reference loop (`sum(range(5_000_000))`) took {reference[0]:.0f} ms "
-            f"before the run\nand {reference[1]:.0f} ms after; lower is faster.\n"
+            f"Machine speed: a bare `python -c pass` took {reference[0]:.1f} ms before the run and "
+            f"{reference[1]:.1f} ms\nafter (the median of 11; lower is faster).\n"
             if reference
             else ""
         )
