@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
 import pytest
 
+from agent_core.checkpoints.packing import write_first_snapshot
 from agent_core.checkpoints.plan import Turn, plan_restore
 from agent_core.checkpoints.restore import apply
 from agent_core.checkpoints.session import CheckpointError, Checkpoints
@@ -124,6 +126,92 @@ def test_later_snapshots_stage_what_changed(project: Path, tmp_path: Path) -> No
         "run.sh",
     }
     assert second.tree == git_add_tree(project, tmp_path)
+
+
+def test_later_snapshots_follow_files_and_folders_trading_places(
+    project: Path, tmp_path: Path
+) -> None:
+    shadow = shadow_for(tmp_path / "heron", project)
+    shadow.snapshot()
+    (project / "empty").unlink()
+    (project / "empty").mkdir()  # a file became a folder
+    (project / "empty" / "inside.txt").write_text("in\n")
+    deep = project / "src" / "deep"
+    (deep / "er" / "x.txt").unlink()
+    (deep / "er").rmdir()
+    deep.rmdir()
+    deep.write_text("a file where a folder was\n")
+    (project / "link").unlink()
+    (project / "link").symlink_to("run.sh")  # a link that points elsewhere
+    (project / "new folder" / "a").mkdir(parents=True)
+    (project / "new folder" / "a" / "b.txt").write_text("b\n")
+    later = shadow.snapshot()
+    assert later.tree == git_add_tree(project, tmp_path)
+    assert shadow.blobs([shadow.entries(later.tree)["src/deep"].blob]).popitem()[1] == (
+        b"a file where a folder was\n"
+    )
+
+
+def test_a_file_that_grows_too_big_or_becomes_a_repository_leaves_the_snapshot(
+    project: Path, tmp_path: Path
+) -> None:
+    shadow = shadow_for(tmp_path / "heron", project, max_file_size=50_000)
+    first = shadow.snapshot()
+    assert "src/app.py" in shadow.entries(first.tree)
+    (project / "src" / "app.py").write_bytes(b"#" * 60_000)
+    (project / "other").mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project / "other", check=True)
+    (project / "other" / "code.c").write_text("int y;\n")
+    later = shadow.snapshot()
+    entries = shadow.entries(later.tree)
+    assert set(later.skipped) == {"src/app.py", "big.bin"}
+    assert "src/app.py" not in entries and not any(p.startswith("other") for p in entries)
+    assert "src/deep/er/x.txt" in entries  # the rest is kept
+
+
+def test_later_snapshots_stop_at_the_file_count_and_take_more_when_room_is_made(
+    project: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "heron"
+    unlimited = shadow_for(home, project)
+    count = len(unlimited.entries(unlimited.snapshot().tree))
+    shadow = shadow_for(home, project, max_files=count + 2)
+    for version in ("two", "three"):  # the index is split, and a file is in both of its parts
+        (project / "src" / "app.py").write_text(version)
+        shadow.snapshot()
+    for name in "abc":
+        (project / f"new-{name}.txt").write_text(name)
+    full = shadow.snapshot()
+    assert full.partial
+    assert {p for p in shadow.entries(full.tree) if p.startswith("new-")} == {
+        "new-a.txt",
+        "new-b.txt",
+    }
+    (project / "new-a.txt").unlink()  # room for one more
+    later = shadow.snapshot()
+    assert not later.partial
+    assert len(shadow.entries(later.tree)) == count + 2
+    assert "new-c.txt" in shadow.entries(later.tree)
+
+
+def test_the_first_snapshot_keeps_no_index_when_the_pack_cannot_be_indexed(
+    project: Path, tmp_path: Path
+) -> None:
+    git_dir = tmp_path / "shadow"
+    subprocess.run(["git", "init", "-q", "--bare", str(git_dir)], check=True)
+
+    def failing_index_pack(pack: Path) -> Callable[[], None]:
+        def indexed() -> None:
+            raise ShadowError("git index-pack failed: no space left on device")
+
+        return indexed
+
+    with pytest.raises(ShadowError, match="index-pack"):
+        write_first_snapshot(git_dir, project, [b"run.sh"], MB, failing_index_pack)
+    # Without its pack, an index would claim files the repository does not hold.
+    assert not (git_dir / "index").exists()
+    assert [p.name for p in git_dir.glob("index*")] == []
+    assert not list((git_dir / "objects" / "pack").glob("tmp-*"))
 
 
 def test_limits_leave_out_big_files_and_stop_at_the_file_count(

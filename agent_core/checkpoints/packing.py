@@ -5,7 +5,7 @@ index, because ``git add`` is slow exactly there.
 on a 20,000-file workspace that takes seconds. Here each file is read once, hashed, and
 appended to a single pack (small files uncompressed, in zlib's stored blocks; larger ones at
 level 1); git's ``index-pack`` then indexes the pack, and the shadow's index is written with
-each file's stat data, so the next snapshot (``git add``) only looks again at what changed.
+each file's stat data, so the next snapshot only looks again at what changed.
 
 Formats: git's pack v2 and index v2 (``Documentation/gitformat-pack.txt``,
 ``gitformat-index.txt``). Paths are bytes, as git stores them.
@@ -37,64 +37,63 @@ class _Folder:
     folders: dict[bytes, _Folder] = field(default_factory=dict[bytes, "_Folder"])
 
 
-@dataclass(frozen=True)
-class _Staged:
-    path: bytes
-    mode: bytes
-    sha: bytes
-    stat: os.stat_result
+# A stored file: its path, mode, blob id and stat data. A plain tuple: 20,000 of them are made
+# on the way to a first snapshot, and nothing is made faster.
+_Staged = tuple[bytes, bytes, bytes, os.stat_result]
 
 
 def write_first_snapshot(
     git_dir: Path,
     workspace: Path,
-    paths: Iterable[str],
+    paths: Iterable[bytes],
     max_size: int,
-    index_pack: Callable[[Path], None],
-) -> tuple[str, tuple[str, ...]]:
+    index_pack: Callable[[Path], Callable[[], None]],
+) -> tuple[str, tuple[bytes, ...]]:
     """Store the files ``paths`` (relative to ``workspace``); their tree's id, and the paths
     left out for being over ``max_size`` bytes.
 
-    ``index_pack`` runs ``git index-pack`` on the pack file it is given. A file that vanishes
-    or cannot be read meanwhile is left out, as ``git add`` would.
+    ``index_pack`` starts ``git index-pack`` on the pack file it is given and returns a call
+    that waits for it (raising if it failed); the shadow's index is written meanwhile, and put
+    in place only once the pack is. A file that vanishes or cannot be read meanwhile is left
+    out, as ``git add`` would.
     """
     pack_dir = git_dir / "objects" / "pack"
     pack_dir.mkdir(parents=True, exist_ok=True)
     temporary = pack_dir / f"tmp-heron-{os.getpid()}.pack"
     staged: list[_Staged] = []
-    too_big: list[str] = []
-    root = _Folder()
+    too_big: list[bytes] = []
     root_fd = os.open(workspace, os.O_RDONLY | os.O_DIRECTORY)
     try:
         with temporary.open("w+b") as pack:
             pack.write(b"PACK" + struct.pack(">II", 2, 0))  # the count is written at the end
-            count = 0
-            for relative in sorted(paths):
-                item = _stage(root_fd, relative, max_size, pack)
+            for path in sorted(paths):
+                item = _stage(root_fd, path, max_size, pack)
                 if item == "too big":
-                    too_big.append(relative)
+                    too_big.append(path)
                 elif item is not None:
                     staged.append(item)
-                    _place(root, item)
-                    count += 1
-            tree, trees = _write_trees(root, pack)
-            count += trees
+            tree, trees = _write_trees(_folders(staged), pack)
+            count = len(staged) + trees
             name = _finish(pack, count)
         final = pack_dir / f"pack-{name}.pack"
         temporary.replace(final)
-        index_pack(final)
+        indexed = index_pack(final)
+        try:
+            index = _write_index(git_dir / "index.heron-tmp", staged)
+        finally:
+            indexed()
+        index.replace(git_dir / "index")
     finally:
         os.close(root_fd)
         temporary.unlink(missing_ok=True)
-    _write_index(git_dir / "index", staged)
+        (git_dir / "index.heron-tmp").unlink(missing_ok=True)
     return tree, tuple(too_big)
 
 
 def _stage(
-    root: int, relative: str, max_size: int, pack: BinaryIO
+    root: int, path: bytes, max_size: int, pack: BinaryIO
 ) -> _Staged | Literal["too big"] | None:
     """One file into the pack, read through the workspace's descriptor ``root``."""
-    path = os.fsencode(relative)
     try:
         read = _read(root, path, max_size)
     except OSError:
@@ -102,10 +101,8 @@ def _stage(
     if not isinstance(read, tuple):
         return read
     data, mode, info = read
-    digest = hashlib.sha1(b"blob %d\0" % len(data))
-    digest.update(data)
-    _append(pack, BLOB, data)
-    return _Staged(path, mode, digest.digest(), info)
+    pack.write(_packed(BLOB, data))
+    return (path, mode, hashlib.sha1(b"blob %d\0" % len(data) + data).digest(), info)
 
 
 def _read(
@@ -126,20 +123,33 @@ def _read(
             return None  # pipes, sockets, devices: git keeps none of them
         if info.st_size > max_size:
             return "too big"
-        chunks = [os.read(fd, info.st_size + 1)]
-        while chunks[-1]:
-            chunks.append(os.read(fd, 1 << 20))
+        data = os.read(fd, info.st_size + 1)  # shorter than asked: the whole file
+        if len(data) > info.st_size:  # it grew since fstat: read on to its end
+            chunks = [data]
+            while chunks[-1]:
+                chunks.append(os.read(fd, 1 << 20))
+            data = b"".join(chunks)
     finally:
         os.close(fd)
-    return b"".join(chunks), EXECUTABLE if info.st_mode & stat.S_IXUSR else REGULAR, info
+    return data, EXECUTABLE if info.st_mode & stat.S_IXUSR else REGULAR, info
 
 
-def _place(root: _Folder, item: _Staged) -> None:
-    *folders, name = item.path.split(b"/")
-    node = root
-    for folder in folders:
-        node = node.folders.setdefault(folder, _Folder())
-    node.files[name] = (item.mode, item.sha)
+def _folders(staged: Iterable[_Staged]) -> _Folder:
+    """The staged files as a tree of folders, the root's first."""
+    by_folder: dict[bytes, dict[bytes, tuple[bytes, bytes]]] = {}
+    for path, mode, sha, _ in staged:
+        folder, _, name = path.rpartition(b"/")
+        files = by_folder.get(folder)
+        if files is None:
+            files = by_folder[folder] = {}
+        files[name] = (mode, sha)
+    root = _Folder()
+    for folder, files in by_folder.items():
+        node = root
+        for part in folder.split(b"/") if folder else ():
+            node = node.folders.setdefault(part, _Folder())
+        node.files = files
+    return root
 
 
 def _write_trees(folder: _Folder, pack: BinaryIO) -> tuple[str, int]:
@@ -153,11 +163,12 @@ def _write_trees(folder: _Folder, pack: BinaryIO) -> tuple[str, int]:
     entries += [(name, mode + b" " + name, sha) for name, (mode, sha) in folder.files.items()]
     entries.sort()  # git orders a folder's name as if it ended in "/"
     body = b"".join(head + b"\0" + sha for _, head, sha in entries)
-    _append(pack, TREE, body)
+    pack.write(_packed(TREE, body))
     return hashlib.sha1(b"tree %d\0" % len(body) + body).hexdigest(), written + 1
 
 
-def _append(pack: BinaryIO, kind: int, data: bytes) -> None:
+def _packed(kind: int, data: bytes) -> bytes:
+    """One object as the pack holds it: its type and size, then its deflated bytes."""
     size = len(data)
     header = bytearray()
     byte = (kind << 4) | (size & 0x0F)
@@ -166,21 +177,20 @@ def _append(pack: BinaryIO, kind: int, data: bytes) -> None:
         header.append(byte | 0x80)
         byte, size = size & 0x7F, size >> 7
     header.append(byte)
-    pack.write(header)
-    pack.write(_deflate(data))
+    return bytes(header) + _deflate(data)
+
+
+_STORED = struct.Struct("<BHH")  # a stored block's head: last?, length, its complement
+_ADLER = struct.Struct(">I")
 
 
 def _deflate(data: bytes) -> bytes:
     """zlib's format; small data in stored blocks, which cost no compressor set-up."""
     if len(data) > STORED_UP_TO:
         return zlib.compress(data, 1)
-    parts = [b"\x78\x01"]
-    for start in range(0, max(len(data), 1), 0xFFFF):
-        block = data[start : start + 0xFFFF]
-        last = start + 0xFFFF >= len(data)
-        parts.append(struct.pack("<BHH", last, len(block), len(block) ^ 0xFFFF) + block)
-    parts.append(struct.pack(">I", zlib.adler32(data)))
-    return b"".join(parts)
+    size = len(data)  # one block: STORED_UP_TO is under a block's 65,535 bytes
+    block = _STORED.pack(1, size, size ^ 0xFFFF) + data
+    return b"\x78\x01" + block + _ADLER.pack(zlib.adler32(data))
 
 
 def _finish(pack: BinaryIO, count: int) -> str:
@@ -196,28 +206,24 @@ def _finish(pack: BinaryIO, count: int) -> str:
     return digest.hexdigest()
 
 
-def _write_index(target: Path, staged: list[_Staged]) -> None:
-    """Git's index v2, with the stat data git compares to tell an unchanged file."""
-    body = bytearray(b"DIRC" + struct.pack(">II", 2, len(staged)))
-    for item in sorted(staged, key=lambda s: s.path):
-        info = item.stat
-        fields = (
-            int(info.st_ctime),
-            info.st_ctime_ns % 1_000_000_000,
-            int(info.st_mtime),
-            info.st_mtime_ns % 1_000_000_000,
-            info.st_dev,
-            info.st_ino,
-            int(item.mode, 8),
-            info.st_uid,
-            info.st_gid,
-            info.st_size,
-        )
-        entry = struct.pack(">10I", *(f & 0xFFFFFFFF for f in fields))
-        entry += item.sha + struct.pack(">H", min(len(item.path), 0xFFF)) + item.path
-        entry += b"\0" * (8 - len(entry) % 8)  # at least one NUL, to a multiple of 8
-        body += entry
-    body += hashlib.sha1(body).digest()
-    partial = target.with_name("index.heron-tmp")
-    partial.write_bytes(body)
-    partial.replace(target)
+_INDEX_ENTRY = struct.Struct(">10I20sH")  # stat data, mode, blob id, flags (the path's length)
+_WORD = 0xFFFFFFFF  # git keeps the low 32 bits of a device, inode or size
+
+
+def _write_index(target: Path, staged: list[_Staged]) -> Path:
+    """Git's index v2 into ``target``, with the stat data git compares to tell an unchanged
+    file."""
+    parts = [b"DIRC" + struct.pack(">II", 2, len(staged))]
+    for path, mode, sha, info in staged:  # in git's order: staged so
+        ctime, ctime_ns = divmod(info.st_ctime_ns, 1_000_000_000)
+        mtime, mtime_ns = divmod(info.st_mtime_ns, 1_000_000_000)
+        head = _INDEX_ENTRY.pack(
+            ctime & _WORD, ctime_ns, mtime & _WORD, mtime_ns, info.st_dev & _WORD,
+            info.st_ino & _WORD, int(mode, 8), info.st_uid & _WORD, info.st_gid & _WORD,
+            info.st_size & _WORD, sha, min(len(path), 0xFFF),
+        )  # fmt: skip
+        padding = 8 - (_INDEX_ENTRY.size + len(path)) % 8  # at least one NUL, to a multiple of 8
+        parts.append(head + path + b"\0" * padding)
+    body = b"".join(parts)
+    target.write_bytes(body + hashlib.sha1(body).digest())
+    return target

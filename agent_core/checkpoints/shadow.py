@@ -19,7 +19,7 @@ import hashlib
 import os
 import signal
 import subprocess
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,23 +39,16 @@ SHADOW_SETTINGS = (
     "core.autocrlf=false",
     "core.safecrlf=false",
     "core.quotepath=false",
-    "core.untrackedCache=true",
-    "core.preloadIndex=true",
-    "index.version=4",
+    "core.preloadIndex=true",  # the change check's stat calls run in threads
+    "core.splitIndex=true",  # staging a few files rewrites a small file, not the whole index
     "gc.auto=0",
-    "advice.addEmbeddedRepo=false",
-    "advice.addIgnoredFile=false",
 )
-STAGE = ("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul")
-UNSTAGE = (
-    "rm",
-    "--cached",
-    "-r",
-    "-q",
-    "--ignore-unmatch",
-    "--pathspec-from-file=-",
-    "--pathspec-file-nul",
-)
+# Stage exactly the paths given: no pathspec matching, no walk of the work tree. A path
+# that is gone is dropped; a file where a folder was (or the reverse) replaces it.
+STAGE = ("update-index", "--add", "--remove", "--replace", "-z", "--stdin")
+UNSTAGE = ("update-index", "--force-remove", "-z", "--stdin")
+MODIFIED = ("diff-files", "--name-status", "-z")  # tracked files: M changed, D removed, T type
+NEW = ("ls-files", "-z", "--others", "--exclude-standard")  # "dir/": a repository of its own
 EXACT = "* -text -eol -ident -filter -working-tree-encoding\n"  # bytes as they are on disk
 
 
@@ -105,8 +98,7 @@ class ShadowRepository:
         if not changed:
             return Snapshot(self._git("write-tree").strip())
         new = [p for p, tag in changed.items() if tag == "?" and not p.endswith("/")]
-        room = self.max_files - self._indexed() + sum(tag == "R" for tag in changed.values())
-        overflow = new[max(room, 0) :]
+        overflow = new[max(self._room(len(new), changed), 0) :]
         big = [p for p, tag in changed.items() if tag in "C?" and self._too_big(p)]
         nested = {p for p in changed if p.endswith("/")}  # a repository of its own: not kept
         left_out = {*overflow, *big, *nested}
@@ -118,13 +110,14 @@ class ShadowRepository:
         return Snapshot(tree, tuple(big), bool(overflow))
 
     def _first_snapshot(self) -> Snapshot:
-        listed = self._git("ls-files", "-z", "--others", "--exclude-standard").split("\0")
-        files = sorted(p for p in listed if p and not p.endswith("/"))
+        listed = self._run([*NEW]).split(b"\0")  # bytes, in git's order once sorted
+        files = sorted(p for p in listed if p and not p.endswith(b"/"))
         kept = files[: self.max_files]
         tree, big = write_first_snapshot(
             self.path, self.workspace, kept, self.max_file_size, self._index_pack
         )
-        return Snapshot(tree, big, len(files) > len(kept))
+        skipped = tuple(p.decode("utf-8", "surrogateescape") for p in big)
+        return Snapshot(tree, skipped, len(files) > len(kept))
 
     @contextmanager
     def locked(self) -> Generator[None]:
@@ -222,21 +215,33 @@ class ShadowRepository:
 
     def _changes(self) -> dict[str, str]:
         """What changed since the last snapshot: path -> ``C`` changed, ``R`` removed, ``?`` new
-        (a path ending in ``/`` is a repository of its own)."""
-        listed = self._git(
-            "ls-files", "-z", "-t", "--modified", "--deleted", "--others", "--exclude-standard"
-        )
+        (a path ending in ``/`` is a repository of its own). The two listings run side by side:
+        each walks the work tree, and together they are most of a snapshot's time."""
+        modified, new = self._run_together(MODIFIED, NEW)
         changed: dict[str, str] = {}
-        for line in listed.split("\0"):
-            if line:  # a removed file is listed as both changed and removed
-                tag, path = line[0], line[2:]
-                changed[path] = "R" if "R" in (tag, changed.get(path)) else tag
+        fields = modified.decode("utf-8", "surrogateescape").split("\0")
+        for status, path in zip(fields[::2], fields[1::2], strict=False):
+            if path:
+                changed[path] = "R" if status == "D" else "C"
+        for path in new.decode("utf-8", "surrogateescape").split("\0"):
+            if path:
+                changed[path] = "?"
         return changed
 
-    def _indexed(self) -> int:
-        """How many files the shadow's index holds: its header says."""
-        with (self.path / "index").open("rb") as index:
-            return int.from_bytes(index.read(12)[8:12], "big")
+    def _room(self, new: int, changed: dict[str, str]) -> int:
+        """How many new files fit under ``max_files``, now that ``changed`` is known."""
+        removed = sum(tag == "R" for tag in changed.values())
+        indexed = self._indexed_at_most()
+        if indexed + new - removed > self.max_files:  # near the limit: count them
+            indexed = self._run(["ls-files", "-z"]).count(b"\0")
+        return self.max_files - indexed + removed
+
+    def _indexed_at_most(self) -> int:
+        """At most how many files the index holds, from the headers of its files. A split index
+        holds what changed since its shared part was written; a file changed since is in both,
+        so the sum can be over (then ``_room`` counts), never under."""
+        shared = [_entry_count(part) for part in self.path.glob("sharedindex.*")]
+        return _entry_count(self.path / "index") + max(shared, default=0)
 
     def _too_big(self, relative: str) -> bool:
         try:
@@ -244,13 +249,62 @@ class ShadowRepository:
         except OSError:
             return False
 
-    def _index_pack(self, pack: Path) -> None:
-        self._run(["index-pack", str(pack)])
+    def _index_pack(self, pack: Path) -> Callable[[], None]:
+        """Start ``git index-pack`` on ``pack``; a call that waits for it."""
+        args = ["index-pack", str(pack)]
+        process = self._start(args)
+
+        def indexed() -> None:
+            self._collect(args, process)
+
+        return indexed
 
     def _git(self, *args: str, stdin: str | None = None) -> str:
         return self._run(list(args), stdin=stdin).decode("utf-8", "surrogateescape")
 
     def _run(self, args: list[str], *, stdin: str | None = None, bare: bool = False) -> bytes:
+        given = stdin.encode("utf-8", "surrogateescape") if stdin is not None else None
+        return self._collect(args, self._start(args, bare=bare, piped=given is not None), given)
+
+    def _run_together(self, *commands: Sequence[str]) -> list[bytes]:
+        """Several read-only git commands at once; their outputs, in order."""
+        started: list[tuple[Sequence[str], subprocess.Popen[bytes]]] = []
+        try:
+            for args in commands:
+                started.append((args, self._start(list(args))))
+        finally:  # every started git is waited for, whatever failed
+            ended = [(args, process, *process.communicate()) for args, process in started]
+        for args, process, _, err in ended:
+            _check(args, process.returncode, err)
+        return [out for _, _, out, _ in ended]
+
+    def _start(
+        self, args: list[str], *, bare: bool = False, piped: bool = False
+    ) -> subprocess.Popen[bytes]:
+        """Git running ``args`` on the shadow (``bare``: before the shadow exists)."""
+        command, environment = self._invocation(args, bare=bare)
+        try:
+            return subprocess.Popen(
+                command,
+                cwd=self.workspace,
+                stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=environment,
+            )
+        except OSError as exc:
+            raise ShadowError(f"git could not run: {exc.strerror}") from exc
+
+    def _collect(
+        self, args: list[str], process: subprocess.Popen[bytes], stdin: bytes | None = None
+    ) -> bytes:
+        """What a started git printed, once it has ended."""
+        out, err = process.communicate(stdin)
+        _check(args, process.returncode, err)
+        return out
+
+    def _invocation(self, args: list[str], *, bare: bool) -> tuple[list[str], dict[str, str]]:
+        """The git command line and environment for ``args`` on the shadow."""
         overrides = [*SHADOW_SETTINGS]
         exclude = self.workspace / ".git" / "info" / "exclude"
         if exclude.is_file():
@@ -258,42 +312,38 @@ class ShadowRepository:
         command = git_command(args, overrides)
         if command is None:
             raise ShadowError("git is not installed, so Heron cannot keep checkpoints")
-        environment: Mapping[str, str] = {
+        environment: dict[str, str] = {
             **self._environment,
             **ENVIRONMENT,
             **IDENTITY,
             "GIT_LITERAL_PATHSPECS": "1",  # a file named '*' is that file
         }
         if not bare:
-            environment = {
-                **environment,
-                "GIT_DIR": str(self.path),
-                "GIT_WORK_TREE": str(self.workspace),
-            }
-        try:
-            done = subprocess.run(
-                command,
-                cwd=self.workspace,
-                input=stdin.encode("utf-8", "surrogateescape") if stdin is not None else None,
-                capture_output=True,
-                env=dict(environment),
-                check=False,
-            )
-        except OSError as exc:
-            raise ShadowError(f"git could not run: {exc.strerror}") from exc
-        if done.returncode != 0:
-            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ShadowError(f"git {args[0]} failed: {said[-1] if said else _ended(done)}")
-        return done.stdout
+            environment["GIT_DIR"] = str(self.path)
+            environment["GIT_WORK_TREE"] = str(self.workspace)
+        return command, environment
 
 
-def _ended(done: subprocess.CompletedProcess[bytes]) -> str:
+def _entry_count(index: Path) -> int:
+    """The number of entries an index file's header gives."""
+    with index.open("rb") as file:
+        return int.from_bytes(file.read(12)[8:12], "big")
+
+
+def _check(args: Sequence[str], returncode: int, err: bytes) -> None:
+    """Raise the error a failed git ended with."""
+    if returncode != 0:
+        said = err.decode("utf-8", "replace").strip().splitlines()
+        raise ShadowError(f"git {args[0]} failed: {said[-1] if said else _ended(returncode)}")
+
+
+def _ended(returncode: int) -> str:
     """How a git that said nothing ended: its exit code, or the signal that stopped it."""
-    if done.returncode >= 0:
-        return f"exit code {done.returncode}"
-    if -done.returncode == signal.SIGXFSZ:  # a file it wrote grew past the size limit
+    if returncode >= 0:
+        return f"exit code {returncode}"
+    if -returncode == signal.SIGXFSZ:  # a file it wrote grew past the size limit
         return "a file grew past the file size limit (or the disk is full)"
     try:
-        return f"stopped by {signal.Signals(-done.returncode).name}"
+        return f"stopped by {signal.Signals(-returncode).name}"
     except ValueError:
-        return f"stopped by signal {-done.returncode}"
+        return f"stopped by signal {-returncode}"
