@@ -172,6 +172,10 @@ def test_a_file_that_grows_too_big_or_becomes_a_repository_leaves_the_snapshot(
 def test_later_snapshots_stop_at_the_file_count_and_take_more_when_room_is_made(
     project: Path, tmp_path: Path
 ) -> None:
+    (project / "many").mkdir()
+    for n in range(40):  # a change leaves most of the index in its shared part...
+        (project / "many" / f"{n}.txt").write_text(str(n))
+        os.utime(project / "many" / f"{n}.txt", (1e9, 1e9))  # ... if git trusts its stat data
     home = tmp_path / "heron"
     unlimited = shadow_for(home, project)
     count = len(unlimited.entries(unlimited.snapshot().tree))
