@@ -60,6 +60,7 @@ def write_first_snapshot(
     pack_dir = git_dir / "objects" / "pack"
     pack_dir.mkdir(parents=True, exist_ok=True)
     temporary = pack_dir / f"tmp-heron-{os.getpid()}.pack"
+    partial_index = git_dir / "index.heron-tmp"
     staged: list[_Staged] = []
     too_big: list[bytes] = []
     root_fd = os.open(workspace, os.O_RDONLY | os.O_DIRECTORY)
@@ -79,14 +80,14 @@ def write_first_snapshot(
         temporary.replace(final)
         indexed = index_pack(final)
         try:
-            index = _write_index(git_dir / "index.heron-tmp", staged)
+            _write_index(partial_index, staged)
         finally:
             indexed()
-        index.replace(git_dir / "index")
+        partial_index.replace(git_dir / "index")
     finally:
         os.close(root_fd)
         temporary.unlink(missing_ok=True)
-        (git_dir / "index.heron-tmp").unlink(missing_ok=True)
+        partial_index.unlink(missing_ok=True)
     return tree, tuple(too_big)
 
 
@@ -135,7 +136,7 @@ def _read(
 
 
 def _folders(staged: Iterable[_Staged]) -> _Folder:
-    """The staged files as a tree of folders, the root's first."""
+    """The staged files as a tree of folders; its root."""
     by_folder: dict[bytes, dict[bytes, tuple[bytes, bytes]]] = {}
     for path, mode, sha, _ in staged:
         folder, _, name = path.rpartition(b"/")
@@ -180,7 +181,7 @@ def _packed(kind: int, data: bytes) -> bytes:
     return bytes(header) + _deflate(data)
 
 
-_STORED = struct.Struct("<BHH")  # a stored block's head: last?, length, its complement
+_STORED = struct.Struct("<BHH")  # a stored block's head: last block, length, its complement
 _ADLER = struct.Struct(">I")
 
 
@@ -210,9 +211,8 @@ _INDEX_ENTRY = struct.Struct(">10I20sH")  # stat data, mode, blob id, flags (the
 _WORD = 0xFFFFFFFF  # git keeps the low 32 bits of a device, inode or size
 
 
-def _write_index(target: Path, staged: list[_Staged]) -> Path:
-    """Git's index v2 into ``target``, with the stat data git compares to tell an unchanged
-    file."""
+def _write_index(target: Path, staged: list[_Staged]) -> None:
+    """Git's index v2, with the stat data git compares to tell an unchanged file."""
     parts = [b"DIRC" + struct.pack(">II", 2, len(staged))]
     for path, mode, sha, info in staged:  # in git's order: staged so
         ctime, ctime_ns = divmod(info.st_ctime_ns, 1_000_000_000)
@@ -226,4 +226,3 @@ def _write_index(target: Path, staged: list[_Staged]) -> Path:
         parts.append(head + path + b"\0" * padding)
     body = b"".join(parts)
     target.write_bytes(body + hashlib.sha1(body).digest())
-    return target
