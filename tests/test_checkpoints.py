@@ -16,7 +16,7 @@ from agent_core.checkpoints.packing import write_first_snapshot
 from agent_core.checkpoints.plan import Turn, plan_restore
 from agent_core.checkpoints.restore import apply
 from agent_core.checkpoints.session import CheckpointError, Checkpoints
-from agent_core.checkpoints.shadow import Entry, ShadowError, ShadowRepository
+from agent_core.checkpoints.shadow import Entry, ShadowError, ShadowRepository, refused_name
 
 MB = 1024 * 1024
 
@@ -75,6 +75,10 @@ def shadow_for(home: Path, root: Path, **limits: int) -> ShadowRepository:
     return ShadowRepository(home, root, dict(os.environ), **sizes)
 
 
+def shadow_env(shadow: ShadowRepository, root: Path) -> dict[str, str]:
+    return {**os.environ, "GIT_DIR": str(shadow.path), "GIT_WORK_TREE": str(root)}
+
+
 def user_git_state(root: Path) -> tuple[str, str, bytes, str]:
     env = git_env(root.parent)
     return (
@@ -105,8 +109,7 @@ def test_the_first_snapshot_is_exactly_what_git_would_store(project: Path, tmp_p
     assert not any(p.startswith(("build/", "vendor/")) or p.endswith(".log") for p in entries)
     assert ".git" not in {p.split("/")[0] for p in entries}
     # The index it wrote holds the files' stat data: git sees nothing to look at again.
-    env = {**os.environ, "GIT_DIR": str(shadow.path), "GIT_WORK_TREE": str(project)}
-    assert git("diff-files", "--name-only", cwd=project, env=env) == ""
+    assert git("diff-files", "--name-only", cwd=project, env=shadow_env(shadow, project)) == ""
     assert shadow.snapshot().tree == snapshot.tree
     assert user_git_state(project) == before  # the user's .git untouched
 
@@ -150,6 +153,65 @@ def test_later_snapshots_follow_files_and_folders_trading_places(
     assert shadow.blobs([shadow.entries(later.tree)["src/deep"].blob]).popitem()[1] == (
         b"a file where a folder was\n"
     )
+
+
+def test_a_folder_replaced_by_a_symlink_leaves_later_snapshots_working(
+    project: Path, tmp_path: Path
+) -> None:
+    shadow = shadow_for(tmp_path / "heron", project)
+    shadow.snapshot()
+    deep = project / "src" / "deep"
+    (deep / "er" / "x.txt").unlink()
+    (deep / "er").rmdir()
+    deep.rmdir()
+    deep.symlink_to("../run.sh")  # src/deep/er/x.txt now runs through a symlink
+    assert shadow.snapshot().tree == git_add_tree(project, tmp_path)
+    (project / "src" / "app.py").write_text("and again\n")
+    (tmp_path / "again").mkdir()
+    assert shadow.snapshot().tree == git_add_tree(project, tmp_path / "again")
+
+
+def test_names_git_will_not_store_are_left_out_and_said(project: Path, tmp_path: Path) -> None:
+    (project / "git~1").write_text("an NTFS short name for .git\n")
+    (project / "src" / ".GIT").mkdir()
+    (project / "src" / ".GIT" / "config").write_text("[core]\n")
+    (project / ".git. ").mkdir()
+    (project / ".git. " / "hooks").write_text("#!/bin/sh\n")
+    shadow = shadow_for(tmp_path / "heron", project)
+    first = shadow.snapshot()
+    assert set(first.refused) == {"git~1", "src/.GIT/config", ".git. /hooks"}
+    assert not {"git~1", "src/.GIT/config", ".git. /hooks"} & set(shadow.entries(first.tree))
+    (project / "src" / "deep" / ".Git").write_text("new, and refused\n")
+    (project / "src" / "app.py").write_text("kept\n")
+    later = shadow.snapshot()
+    assert "src/deep/.Git" in later.refused
+    entries = shadow.entries(later.tree)
+    assert shadow.blobs([entries["src/app.py"].blob]).popitem()[1] == b"kept\n"
+    assert not any(refused_name(p.encode()) for p in entries)
+
+
+def test_a_name_git_will_not_store_leaves_an_older_index_once_it_changes(
+    project: Path, tmp_path: Path
+) -> None:
+    (project / "git~1").write_text("one\n")
+    shadow = shadow_for(tmp_path / "heron", project)
+    shadow.snapshot()
+    # An index made before such names were left out holds it.
+    index = shadow.path / "index"
+    index.unlink()
+    listed = git("ls-files", "-z", "--others", cwd=project, env=git_env(tmp_path)).split("\0")
+    paths = sorted(os.fsencode(p) for p in listed if p and not p.startswith("vendor/"))
+
+    def index_pack(pack: Path) -> Callable[[], object]:
+        return lambda: subprocess.run(["git", "index-pack", str(pack)], check=True)
+
+    write_first_snapshot(shadow.path, project, paths, MB, index_pack)
+    assert "git~1" in git("ls-files", cwd=project, env=shadow_env(shadow, project))
+    (project / "git~1").write_text("two\n")
+    later = shadow.snapshot()
+    assert later.refused == ("git~1",)
+    assert "git~1" not in shadow.entries(later.tree)
+    assert "git~1" not in git("ls-files", cwd=project, env=shadow_env(shadow, project))
 
 
 def test_a_file_that_grows_too_big_or_becomes_a_repository_leaves_the_snapshot(
@@ -337,6 +399,24 @@ def test_a_session_checkpoints_a_turn_once_and_restores_it(project: Path, tmp_pa
     anyio.run(scenario)
     assert tree_of(project) == start
     assert project / "src" / "app.py" in workspace.written  # text goes through the workspace
+
+
+def test_a_partial_checkpoint_says_what_it_does_not_cover(project: Path, tmp_path: Path) -> None:
+    (project / "git~1").write_text("refused\n")
+    shadow = shadow_for(tmp_path / "heron", project, max_file_size=50_000)
+    checkpoints = Checkpoints(shadow, "s1")
+
+    async def scenario() -> str | None:
+        checkpoints.begin_turn("change")
+        taken = await checkpoints.before_change()
+        assert taken is not None and taken.number == 1
+        return taken.notice
+
+    notice = anyio.run(scenario)
+    assert notice == (
+        "This turn's checkpoint is partial: files over 50,000 bytes are not covered: big.bin; "
+        "names git will not store are not covered: git~1."
+    )
 
 
 def test_bad_requests_and_a_missing_shadow_change_nothing(project: Path, tmp_path: Path) -> None:

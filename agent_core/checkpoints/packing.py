@@ -47,7 +47,7 @@ def write_first_snapshot(
     workspace: Path,
     paths: Iterable[bytes],
     max_size: int,
-    index_pack: Callable[[Path], Callable[[], None]],
+    index_pack: Callable[[Path], Callable[[], object]],
 ) -> tuple[str, tuple[bytes, ...]]:
     """Store the files ``paths`` (relative to ``workspace``); their tree's id, and the paths
     left out for being over ``max_size`` bytes.
@@ -82,7 +82,11 @@ def write_first_snapshot(
         try:
             _write_index(partial_index, staged)
         finally:
-            indexed()
+            try:
+                indexed()
+            except BaseException:
+                final.unlink(missing_ok=True)  # a pack git could not index is of no use
+                raise
         partial_index.replace(git_dir / "index")
     finally:
         os.close(root_fd)
@@ -124,8 +128,8 @@ def _read(
             return None  # pipes, sockets, devices: git keeps none of them
         if info.st_size > max_size:
             return "too big"
-        data = os.read(fd, info.st_size + 1)  # shorter than asked: the whole file
-        if len(data) > info.st_size:  # it grew since fstat: read on to its end
+        data = os.read(fd, info.st_size + 1)  # one read, for all but a file that changed
+        if len(data) != info.st_size:  # it grew or shrank, or the read was short: read on
             chunks = [data]
             while chunks[-1]:
                 chunks.append(os.read(fd, 1 << 20))

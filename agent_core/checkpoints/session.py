@@ -304,9 +304,16 @@ def _partial(snapshot: Snapshot, shadow: ShadowRepository) -> str | None:
             f"the workspace has more than {shadow.max_files:,} files; the rest are not covered"
         )
     if snapshot.skipped:
-        names = ", ".join(snapshot.skipped[:5]) + (" ..." if len(snapshot.skipped) > 5 else "")
-        said.append(f"files over {shadow.max_file_size:,} bytes are not covered: {names}")
+        said.append(
+            f"files over {shadow.max_file_size:,} bytes are not covered: {_few(snapshot.skipped)}"
+        )
+    if snapshot.refused:
+        said.append(f"names git will not store are not covered: {_few(snapshot.refused)}")
     return f"This turn's checkpoint is partial: {'; '.join(said)}." if said else None
+
+
+def _few(paths: tuple[str, ...]) -> str:
+    return ", ".join(paths[:5]) + (" ..." if len(paths) > 5 else "")
 
 
 def _why(exc: Exception) -> str:

@@ -15,6 +15,7 @@ these switch off everything configuration could make git run (``safety.git``).
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import os
 import signal
@@ -39,14 +40,26 @@ SHADOW_SETTINGS = (
     "core.autocrlf=false",
     "core.safecrlf=false",
     "core.quotepath=false",
-    "core.preloadIndex=true",  # the change check's stat calls run in threads
     "core.splitIndex=true",  # staging a few files rewrites a small file, not the whole index
     "gc.auto=0",
 )
 # Stage exactly the paths given: no pathspec matching, no walk of the work tree. A path
 # that is gone is dropped; a file where a folder was (or the reverse) replaces it.
 STAGE = ("update-index", "--add", "--remove", "--replace", "-z", "--stdin")
+REFUSED = "Ignoring path "  # what update-index says of a name git will not store, going on
+# Out of the index, without looking at the work tree: removed files (their folder may be a
+# symlink now), files grown too big.
 UNSTAGE = ("update-index", "--force-remove", "-z", "--stdin")
+# Out of the index by name, for names update-index will not touch at all.
+FORGET = (
+    "rm",
+    "--cached",
+    "--force",  # the shadow has no HEAD to keep staged content safe against
+    "-q",
+    "--ignore-unmatch",
+    "--pathspec-from-file=-",
+    "--pathspec-file-nul",
+)
 MODIFIED = ("diff-files", "--name-status", "-z")  # tracked files: M changed, D removed, T type
 NEW = ("ls-files", "-z", "--others", "--exclude-standard")  # "dir/": a repository of its own
 EXACT = "* -text -eol -ident -filter -working-tree-encoding\n"  # bytes as they are on disk
@@ -61,6 +74,7 @@ class Snapshot:
     tree: str
     skipped: tuple[str, ...] = ()  # too large to keep
     partial: bool = False  # stopped at the file limit
+    refused: tuple[str, ...] = ()  # names git will not store (a spelling of ".git")
 
 
 @dataclass(frozen=True)
@@ -102,22 +116,34 @@ class ShadowRepository:
         big = [p for p, tag in changed.items() if tag in "C?" and self._too_big(p)]
         nested = {p for p in changed if p.endswith("/")}  # a repository of its own: not kept
         left_out = {*overflow, *big, *nested}
-        if big:
-            self._git(*UNSTAGE, stdin="\0".join(big))
-        if staged := [p for p in changed if p not in left_out]:
-            self._git(*STAGE, stdin="\0".join(staged))
+        if gone := [*big, *(p for p, tag in changed.items() if tag == "R")]:
+            self._git(*UNSTAGE, stdin="\0".join(gone))
+        staged = [p for p, tag in changed.items() if tag != "R" and p not in left_out]
+        refused = self._stage(staged) if staged else []
+        if stale := [p for p in refused if changed[p] == "C"]:  # in an older shadow's index
+            self._git(*FORGET, stdin="\0".join(stale))
         tree = self._git("write-tree").strip()
-        return Snapshot(tree, tuple(big), bool(overflow))
+        return Snapshot(tree, tuple(big), bool(overflow), tuple(refused))
+
+    def _stage(self, paths: list[str]) -> list[str]:
+        """Stage ``paths``; the ones git would not store."""
+        given = "\0".join(paths).encode("utf-8", "surrogateescape")
+        _, said = self._collect(list(STAGE), self._start(list(STAGE), piped=True), given)
+        lines = said.decode("utf-8", "surrogateescape").splitlines()
+        return [line.removeprefix(REFUSED) for line in lines if line.startswith(REFUSED)]
 
     def _first_snapshot(self) -> Snapshot:
-        listed = self._run([*NEW]).split(b"\0")  # bytes, in git's order once sorted
-        files = sorted(p for p in listed if p and not p.endswith(b"/"))
+        files: list[bytes] = []  # bytes, in git's order once sorted
+        refused: list[bytes] = []
+        for path in self._run(list(NEW)).split(b"\0"):
+            if path and not path.endswith(b"/"):
+                (refused if refused_name(path) else files).append(path)
+        files.sort()
         kept = files[: self.max_files]
         tree, big = write_first_snapshot(
             self.path, self.workspace, kept, self.max_file_size, self._index_pack
         )
-        skipped = tuple(p.decode("utf-8", "surrogateescape") for p in big)
-        return Snapshot(tree, skipped, len(files) > len(kept))
+        return Snapshot(tree, _names(big), len(files) > len(kept), _names(refused))
 
     @contextmanager
     def locked(self) -> Generator[None]:
@@ -249,22 +275,18 @@ class ShadowRepository:
         except OSError:
             return False
 
-    def _index_pack(self, pack: Path) -> Callable[[], None]:
+    def _index_pack(self, pack: Path) -> Callable[[], object]:
         """Start ``git index-pack`` on ``pack``; a call that waits for it."""
         args = ["index-pack", str(pack)]
-        process = self._start(args)
-
-        def indexed() -> None:
-            self._collect(args, process)
-
-        return indexed
+        return functools.partial(self._collect, args, self._start(args))
 
     def _git(self, *args: str, stdin: str | None = None) -> str:
         return self._run(list(args), stdin=stdin).decode("utf-8", "surrogateescape")
 
     def _run(self, args: list[str], *, stdin: str | None = None, bare: bool = False) -> bytes:
         given = stdin.encode("utf-8", "surrogateescape") if stdin is not None else None
-        return self._collect(args, self._start(args, bare=bare, piped=given is not None), given)
+        process = self._start(args, bare=bare, piped=given is not None)
+        return self._collect(args, process, given)[0]
 
     def _run_together(self, *commands: Sequence[str]) -> list[bytes]:
         """Several read-only git commands at once; their outputs, in order."""
@@ -297,11 +319,11 @@ class ShadowRepository:
 
     def _collect(
         self, args: list[str], process: subprocess.Popen[bytes], stdin: bytes | None = None
-    ) -> bytes:
-        """What a started git printed, once it has ended."""
+    ) -> tuple[bytes, bytes]:
+        """What a started git printed on stdout and stderr, once it has ended."""
         out, err = process.communicate(stdin)
         _check(args, process.returncode, err)
-        return out
+        return out, err
 
     def _invocation(self, args: list[str], *, bare: bool) -> tuple[list[str], dict[str, str]]:
         """The git command line and environment for ``args`` on the shadow."""
@@ -322,6 +344,20 @@ class ShadowRepository:
             environment["GIT_DIR"] = str(self.path)
             environment["GIT_WORK_TREE"] = str(self.workspace)
         return command, environment
+
+
+def refused_name(path: bytes) -> bool:
+    """Whether git refuses to store ``path``: a part of it is ``.git`` or NTFS's ``git~1``, in
+    any case, with any trailing dots and spaces (git's rule against writing into a ``.git``
+    on checkout). Git also refuses a few names only as symlinks (``.gitmodules``); those
+    reach the index by the first snapshot and leave it once they change."""
+    return b"git" in path.lower() and any(
+        part.lower().rstrip(b". ") in (b".git", b"git~1") for part in path.split(b"/")
+    )
+
+
+def _names(paths: list[bytes] | tuple[bytes, ...]) -> tuple[str, ...]:
+    return tuple(p.decode("utf-8", "surrogateescape") for p in paths)
 
 
 def _entry_count(index: Path) -> int:
