@@ -194,6 +194,8 @@ def test_a_name_git_will_not_store_leaves_an_older_index_once_it_changes(
     project: Path, tmp_path: Path
 ) -> None:
     (project / "git~1").write_text("one\n")
+    (project / ".GIT").mkdir()
+    (project / ".GIT" / "x").write_text("x\n")
     shadow = shadow_for(tmp_path / "heron", project)
     shadow.snapshot()
     # An index made before such names were left out holds it.
@@ -206,12 +208,15 @@ def test_a_name_git_will_not_store_leaves_an_older_index_once_it_changes(
         return lambda: subprocess.run(["git", "index-pack", str(pack)], check=True)
 
     write_first_snapshot(shadow.path, project, paths, MB, index_pack)
-    assert "git~1" in git("ls-files", cwd=project, env=shadow_env(shadow, project))
+    indexed = git("ls-files", cwd=project, env=shadow_env(shadow, project)).splitlines()
+    assert {"git~1", ".GIT/x"} <= set(indexed)
     (project / "git~1").write_text("two\n")
+    (project / ".GIT" / "x").unlink()
     later = shadow.snapshot()
-    assert later.refused == ("git~1",)
-    assert "git~1" not in shadow.entries(later.tree)
-    assert "git~1" not in git("ls-files", cwd=project, env=shadow_env(shadow, project))
+    assert later.refused == ("git~1",)  # still there, and not kept; .GIT/x is gone
+    assert not {"git~1", ".GIT/x"} & set(shadow.entries(later.tree))
+    indexed = git("ls-files", cwd=project, env=shadow_env(shadow, project)).splitlines()
+    assert not {"git~1", ".GIT/x"} & set(indexed)
 
 
 def test_a_file_that_grows_too_big_or_becomes_a_repository_leaves_the_snapshot(

@@ -116,19 +116,21 @@ class ShadowRepository:
         big = [p for p, tag in changed.items() if tag in "C?" and self._too_big(p)]
         nested = {p for p in changed if p.endswith("/")}  # a repository of its own: not kept
         left_out = {*overflow, *big, *nested}
+        refused: list[str] = []
         if gone := [*big, *(p for p, tag in changed.items() if tag == "R")]:
-            self._git(*UNSTAGE, stdin="\0".join(gone))
-        staged = [p for p, tag in changed.items() if tag != "R" and p not in left_out]
-        refused = self._stage(staged) if staged else []
-        if stale := [p for p in refused if changed[p] == "C"]:  # in an older shadow's index
-            self._git(*FORGET, stdin="\0".join(stale))
+            refused += self._update_index(UNSTAGE, gone)
+        if staged := [p for p, tag in changed.items() if tag != "R" and p not in left_out]:
+            refused += self._update_index(STAGE, staged)
+        if held := [p for p in refused if changed.get(p) in ("C", "R")]:  # by an older index
+            self._git(*FORGET, stdin="\0".join(held))
         tree = self._git("write-tree").strip()
-        return Snapshot(tree, tuple(big), bool(overflow), tuple(refused))
+        not_kept = tuple(p for p in refused if changed.get(p) != "R")
+        return Snapshot(tree, tuple(big), bool(overflow), not_kept)
 
-    def _stage(self, paths: list[str]) -> list[str]:
-        """Stage ``paths``; the ones git would not store."""
+    def _update_index(self, args: Sequence[str], paths: list[str]) -> list[str]:
+        """``update-index`` on ``paths``; the ones it would not touch (names git refuses)."""
         given = "\0".join(paths).encode("utf-8", "surrogateescape")
-        _, said = self._collect(list(STAGE), self._start(list(STAGE), piped=True), given)
+        _, said = self._collect(list(args), self._start(list(args), piped=True), given)
         lines = said.decode("utf-8", "surrogateescape").splitlines()
         return [line.removeprefix(REFUSED) for line in lines if line.startswith(REFUSED)]
 
