@@ -20,7 +20,7 @@ import hashlib
 import os
 import signal
 import subprocess
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -358,7 +358,7 @@ def refused_name(path: bytes) -> bool:
     )
 
 
-def _names(paths: list[bytes] | tuple[bytes, ...]) -> tuple[str, ...]:
+def _names(paths: Iterable[bytes]) -> tuple[str, ...]:
     return tuple(p.decode("utf-8", "surrogateescape") for p in paths)
 
 
