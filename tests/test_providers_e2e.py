@@ -65,6 +65,21 @@ def test_text_and_reasoning_stream_before_the_model_finishes(
     assert "hello" in json.dumps(body)
 
 
+@pytest.mark.parametrize("provider", ["openai-chat"])
+def test_chat_reasoning_in_either_field_streams_as_thought(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    fake.enqueue(
+        Reply((Reasoning("first, ", "reasoning"), Reasoning("then"), Text("done")), chunk_chars=4)
+    )
+    agent, session_id = start(env, workspace)
+    with agent:
+        stop, updates = agent.prompt(session_id, "hello")
+    assert stop == "end_turn"
+    assert text_of(updates, "agent_thought_chunk") == "first, then"
+    assert text_of(updates) == "done"
+
+
 def test_a_tool_call_round_trip(env: dict[str, str], workspace: Path, fake: FakeLLM) -> None:
     fake.enqueue(
         Reply((Text("Let me look."), ToolCall("read_file", {"path": "README.md"})), chunk_chars=5),

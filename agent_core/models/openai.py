@@ -153,8 +153,8 @@ class OpenAIResponsesModel(CataloguedModel):
             calls: dict[str, str] = {}  # item id -> call id
             async with stream:
                 async for raw in stream:
-                    event = _object(raw)
-                    kind, item = event.get("type"), _object(event.get("item"))
+                    event = json_object(raw)
+                    kind, item = event.get("type"), json_object(event.get("item"))
                     if kind in TEXT_DELTAS:
                         yield assembler.text(str(event.get("delta", "")))
                     elif kind == "response.reasoning_summary_text.delta":
@@ -174,11 +174,11 @@ class OpenAIResponsesModel(CataloguedModel):
                         arguments = str(item.get("arguments", ""))
                         assembler.set_tool_arguments(str(item["call_id"]), arguments)
                     elif kind in ("response.completed", "response.incomplete"):
-                        response = _object(event.get("response"))
+                        response = json_object(event.get("response"))
                         yield assembler.complete(_finish(response), _usage(response.get("usage")))
                         return
                     elif kind == "response.failed":
-                        failure = _object(event.get("response")).get("error")
+                        failure = json_object(event.get("response")).get("error")
                         raise after_start(self._openai.failed(failure), assembler.started)
                     elif kind == "error":
                         raise after_start(self._openai.failed(event), assembler.started)
@@ -281,18 +281,20 @@ def _input_image(image: ImagePart) -> dict[str, Any]:
 
 def _finish(response: dict[str, Any]) -> FinishReason:
     if response.get("status") == "incomplete":
-        reason = _object(response.get("incomplete_details")).get("reason")
+        reason = json_object(response.get("incomplete_details")).get("reason")
         return "refusal" if reason == "content_filter" else "max_tokens"
-    for item in map(_object, response.get("output") or []):
-        contents = map(_object, item.get("content") or []) if item.get("type") == "message" else ()
+    for item in map(json_object, response.get("output") or []):
+        contents = (
+            map(json_object, item.get("content") or []) if item.get("type") == "message" else ()
+        )
         if any(c.get("type") == "refusal" for c in contents):
             return "refusal"
     return "end_turn"
 
 
 def _usage(usage: Any) -> Usage:
-    fields = _object(usage)
-    cached = _object(fields.get("input_tokens_details")).get("cached_tokens") or 0
+    fields = json_object(usage)
+    cached = json_object(fields.get("input_tokens_details")).get("cached_tokens") or 0
     return Usage(
         input_tokens=int(fields.get("input_tokens") or 0),
         output_tokens=int(fields.get("output_tokens") or 0),
@@ -300,7 +302,7 @@ def _usage(usage: Any) -> Usage:
     )
 
 
-def _object(value: Any) -> dict[str, Any]:
+def json_object(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one."""
     return cast(dict[str, Any], value) if isinstance(value, dict) else {}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_core.config import ProviderSettings
 from agent_core.errors import StreamInterrupted
@@ -23,11 +23,7 @@ from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
 from agent_core.models.body import EncodedHistory, dumps, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
-from agent_core.models.openai import OpenAIClient
-
-if TYPE_CHECKING:
-    from openai import AsyncStream
-    from openai.types.chat import ChatCompletionChunk
+from agent_core.models.openai import OpenAIClient, json_object
 
 FINISH: dict[str | None, FinishReason] = {
     "stop": "end_turn",
@@ -60,7 +56,7 @@ class OpenAIChatModel(CataloguedModel):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         await self.learned()
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+        from openai.types.chat import ChatCompletion
 
         assembler = ResponseAssembler()
         body = chat_body(self.model_id, request, self.info, self._history)
@@ -68,30 +64,36 @@ class OpenAIChatModel(CataloguedModel):
         finish: str | None = None
         usage = Usage()
         async with self._openai.faults(assembler):
-            stream: AsyncStream[ChatCompletionChunk] = await self._openai.post_stream(
-                "/chat/completions", body, ChatCompletion, ChatCompletionChunk
+            # The chunks as the SDK decodes them from the stream, left as JSON objects: building
+            # a model of each was the largest part of a round trip's own time.
+            stream = await self._openai.post_stream(
+                "/chat/completions", body, ChatCompletion, object
             )
             async with stream:
-                async for chunk in stream:
-                    usage = _usage(chunk) or usage
-                    for choice in chunk.choices[:1]:
-                        delta = choice.delta
+                async for raw in stream:
+                    chunk = json_object(raw)
+                    usage = _usage(chunk.get("usage")) or usage
+                    choices: list[Any] = chunk.get("choices") or []
+                    for choice in map(json_object, choices[:1]):
+                        delta = json_object(choice.get("delta"))
                         reasoning = _reasoning(delta)
                         if reasoning:
                             yield assembler.thinking(reasoning)
-                        if delta.content:
-                            yield assembler.text(delta.content)
-                        for call in delta.tool_calls or ():
-                            if call.index not in calls:
-                                call_id = call.id or f"call_{call.index}"
-                                calls[call.index] = call_id
-                                name = call.function.name if call.function else None
-                                yield assembler.tool_began(call_id, name or "unknown")
-                            if call.function and call.function.arguments:
-                                yield assembler.tool_arguments(
-                                    calls[call.index], call.function.arguments
+                        if content := _text(delta.get("content")):
+                            yield assembler.text(content)
+                        tool_calls: list[Any] = delta.get("tool_calls") or []
+                        for call in map(json_object, tool_calls):
+                            index: int = call.get("index") or 0
+                            function = json_object(call.get("function"))
+                            if index not in calls:
+                                call_id = _text(call.get("id")) or f"call_{index}"
+                                calls[index] = call_id
+                                yield assembler.tool_began(
+                                    call_id, _text(function.get("name")) or "unknown"
                                 )
-                        finish = choice.finish_reason or finish
+                            if arguments := _text(function.get("arguments")):
+                                yield assembler.tool_arguments(calls[index], arguments)
+                        finish = _text(choice.get("finish_reason")) or finish
         if finish is None:
             raise StreamInterrupted("the Chat Completions stream ended without a finish reason")
         yield assembler.complete(FINISH.get(finish, "end_turn"), usage)
@@ -194,16 +196,21 @@ def _image_url(image: ImagePart) -> dict[str, Any]:
     }
 
 
-def _reasoning(delta: Any) -> str | None:
+def _reasoning(delta: dict[str, Any]) -> str | None:
     """``reasoning_content`` (vLLM, DeepSeek) or ``reasoning`` (OpenRouter, Ollama)."""
-    extra: dict[str, Any] = getattr(delta, "model_extra", None) or {}
-    value = extra.get("reasoning_content") or extra.get("reasoning")
-    return value if isinstance(value, str) else None
+    return _text(delta.get("reasoning_content")) or _text(delta.get("reasoning"))
 
 
-def _usage(chunk: ChatCompletionChunk) -> Usage | None:
-    if chunk.usage is None:
+def _text(value: Any) -> str | None:
+    """``value`` if it is a non-empty string (a chunk's fields may be null or absent)."""
+    return value if isinstance(value, str) and value else None
+
+
+def _usage(value: Any) -> Usage | None:
+    usage = json_object(value)
+    if not usage:
         return None
     return Usage(
-        input_tokens=chunk.usage.prompt_tokens, output_tokens=chunk.usage.completion_tokens
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
     )

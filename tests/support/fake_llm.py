@@ -42,9 +42,11 @@ class Text:
 
 @dataclass(frozen=True)
 class Reasoning:
-    """Anthropic thinking, OpenAI reasoning summary, Chat ``reasoning_content``."""
+    """Anthropic thinking, OpenAI reasoning summary, Chat ``reasoning_content`` (or the field
+    ``chat_field`` names: OpenRouter and Ollama stream ``reasoning``)."""
 
     text: str
+    chat_field: str = "reasoning_content"
 
 
 @dataclass(frozen=True)
@@ -345,7 +347,7 @@ def _chat(reply: Reply, body: JSON) -> tuple[list[Event], int]:
                 out.append(chunk({"tool_calls": [call]}))
             tool_index += 1
         else:
-            key = "content" if isinstance(item, Text) else "reasoning_content"
+            key = "content" if isinstance(item, Text) else item.chat_field
             out += (chunk({key: p}) for p in _pieces(item.text, reply.chunk_chars))
     tail = [chunk({}, finish[_stop(reply)])]
     if include_usage:
