@@ -6,12 +6,16 @@ SDK's type-directed transform, the anthropic SDK's copy that looks for file inpu
 turn. So the adapters make the body themselves, as JSON bytes, and give it to the SDK's ``post``
 as its content: the SDK still sends it, retries, and parses the stream. Each message is turned
 into JSON once, when it first appears in the history; later requests reuse that and join.
+
+The stream comes back the same way: the SDK decodes its events (and raises on an error event),
+and the adapters read each one as a plain JSON object (``json_object``) rather than have the
+SDK build a model of it, which was the largest part of a Chat Completions round trip.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from agent_core.json_text import compact_json
 from agent_core.messages import Message
@@ -62,3 +66,8 @@ def with_array(head: Mapping[str, Any], key: str, fragments: Sequence[bytes]) ->
     comma = b"," if len(opening) > 1 else b""
     array = b",".join(fragment for fragment in fragments if fragment)
     return b"%s%s%s:[%s]}" % (opening, comma, dumps(key), array)
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one: a streamed event, or a part of one."""
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -25,7 +25,7 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
-from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, with_array
+from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, json_object, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, from_status
@@ -300,11 +300,6 @@ def _usage(usage: Any) -> Usage:
         output_tokens=int(fields.get("output_tokens") or 0),
         cache_read_tokens=int(cached),
     )
-
-
-def json_object(value: Any) -> dict[str, Any]:
-    """``value`` if it is a JSON object, else an empty one."""
-    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
 
 
 def _label(name: str) -> str:

@@ -21,9 +21,9 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
-from agent_core.models.body import EncodedHistory, dumps, items, with_array
+from agent_core.models.body import EncodedHistory, dumps, items, json_object, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
-from agent_core.models.openai import OpenAIClient, json_object
+from agent_core.models.openai import OpenAIClient
 
 FINISH: dict[str | None, FinishReason] = {
     "stop": "end_turn",
