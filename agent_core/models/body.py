@@ -7,9 +7,10 @@ turn. So the adapters make the body themselves, as JSON bytes, and give it to th
 as its content: the SDK still sends it, retries, and parses the stream. Each message is turned
 into JSON once, when it first appears in the history; later requests reuse that and join.
 
-The stream comes back the same way: the SDK decodes its events (and raises on an error event),
-and the adapters read each one as a plain JSON object (``json_object``) rather than have the
-SDK build a model of it, which was the largest part of a Chat Completions round trip.
+The OpenAI adapters read the stream the same way: the SDK decodes its events (and raises on an
+error event), and each is read as a plain JSON object (``json_object``) rather than made into an
+SDK model, which was the largest part of a round trip's own time. Anthropic's small events
+cost too little to matter, so that adapter keeps the SDK's typed models.
 """
 
 from __future__ import annotations
