@@ -69,7 +69,7 @@ def report(
         "a figure names a provider (then against the tests' fake LLM server, with the real\n"
         "SDK). A figure of the agent's time is what the editor waits for, less the model\n"
         "server's own time. Modules are byte-compiled first, as an installed wheel has them.\n"
-        "Budgets are from DESIGN.md section 5 and the speed work that followed it.\n"
+        "A budget is the project's target for its figure; a figure over it reads OVER BUDGET.\n"
         "`heron acp` answers `initialize` before its server has loaded, so a request sent the\n"
         "moment `initialize` is answered also waits for that load: the start-up rows measure it.\n"
         f"The figures of other methods are taken once it is done ({startup.LOADED_S:g} s after\n"
