@@ -23,7 +23,7 @@ import contextlib
 import json
 import os
 import signal
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from acp_server.handlers.greeting import ClientInfo, greet
 from acp_server.jsonrpc.errors import RpcError
@@ -42,8 +42,7 @@ FIRST_LINE_LIMIT = 1024 * 1024  # an initialize request is a few hundred bytes
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # what the server stops on too
 
 
-@dataclass(frozen=True)
-class Greeting:
+class Greeting(NamedTuple):
     """An ``initialize`` the front door answered: the editor it described, and both frames."""
 
     client: ClientInfo
@@ -51,15 +50,14 @@ class Greeting:
     answer: bytes  # the response frame, without its newline
 
 
-@dataclass(frozen=True)
-class Opening:
-    """How the connection began: the input read that the server has yet to handle, the
-    ``initialize`` answered here (if it was), and the stop signals received so far (the list
-    grows until the server's own handlers replace the front door's)."""
+class Opening(NamedTuple):
+    """How the connection began: the input read that the server has yet to handle, the stop
+    signals received so far (the list grows until the server's own handlers replace the front
+    door's), and the ``initialize`` answered here (if it was)."""
 
     unread: bytes
+    stops: list[signal.Signals]
     greeting: Greeting | None = None
-    stops: list[signal.Signals] = field(default_factory=list[signal.Signals])
 
 
 class _Stopped(Exception):
@@ -83,16 +81,16 @@ def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening:
             signal.signal(number, stop)  # replaced by the server's handlers once it runs
         read = _first_line(in_fd)
     except _Stopped:
-        return Opening(b"", stops=stops)
+        return Opening(b"", stops)
     finally:
         reading = False  # from now on a stop is held for the server
     line, newline, rest = read.partition(b"\n")
     greeting = _answer(line, settings) if newline else None
     if greeting is None:
-        return Opening(read, stops=stops)
+        return Opening(read, stops)
     with contextlib.suppress(OSError):  # the editor is gone: the server finds out and ends
         write_blocking(out_fd, greeting.answer + b"\n")
-    return Opening(rest, greeting, stops)
+    return Opening(rest, stops, greeting)
 
 
 def _first_line(in_fd: int) -> bytes:

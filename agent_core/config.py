@@ -7,12 +7,11 @@ purpose: ``pydantic-settings`` costs ~120 ms to import, more than the whole budg
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_core.config_values import choice as _choice
 from agent_core.config_values import int_or_none as _int_or_none
@@ -40,8 +39,7 @@ PROVIDER_ENV = {
 MODES = ("ask", "accept-edits", "plan", "full-access")
 
 
-@dataclass(frozen=True)
-class ModelSettings:
+class ModelSettings(NamedTuple):
     """``[models."<provider>:<model>"]``: what to assume about one model."""
 
     context_window: int | None = None
@@ -53,11 +51,10 @@ class ModelSettings:
     cache_write_price: float | None = None
 
     def fields(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return self._asdict()
 
 
-@dataclass(frozen=True)
-class RetrySettings:
+class RetrySettings(NamedTuple):
     """``[retry]``: how transient provider faults are retried before falling back."""
 
     max_attempts: int = 4
@@ -65,8 +62,7 @@ class RetrySettings:
     max_delay: float = 30.0
 
 
-@dataclass(frozen=True)
-class CodeExecutionSettings:
+class CodeExecutionSettings(NamedTuple):
     """``[code_execution]``: how ``execute_code`` runs scripts."""
 
     mode: str = "project"  # project: the workspace and its Python; strict: a temp dir, Heron's
@@ -77,8 +73,7 @@ class CodeExecutionSettings:
     max_tool_calls: int = 50
 
 
-@dataclass(frozen=True)
-class MemorySettings:
+class MemorySettings(NamedTuple):
     """``[memory]``: the notes the agent keeps across sessions (``agent_core.memory``)."""
 
     enabled: bool = True
@@ -86,8 +81,7 @@ class MemorySettings:
     user_chars: int = 2000  # user.md: what it learned about the user
 
 
-@dataclass(frozen=True)
-class DiagnosticsSettings:
+class DiagnosticsSettings(NamedTuple):
     """``[diagnostics]``: what edited files' language servers say, added to the edit's result."""
 
     enabled: bool = True
@@ -98,8 +92,7 @@ class DiagnosticsSettings:
     servers: tuple[LanguageServerSpec, ...] = ()  # [diagnostics.servers.<name>]
 
 
-@dataclass(frozen=True)
-class DelegationSettings:
+class DelegationSettings(NamedTuple):
     """``[delegation]``: the subagents the ``delegate`` tool starts."""
 
     max_requests: int = 50  # model requests in one subagent's task
@@ -107,8 +100,7 @@ class DelegationSettings:
     max_depth: int = 1  # 1: subagents do not delegate further
 
 
-@dataclass(frozen=True)
-class CheckpointSettings:
+class CheckpointSettings(NamedTuple):
     """``[checkpoints]``: the workspace snapshots taken before a turn's first change."""
 
     enabled: bool = True
@@ -118,17 +110,16 @@ class CheckpointSettings:
     max_total_mb: float = 2048.0  # the shadow repository's size beyond which the oldest go
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     home: Path
     model: str | None = None  # "<provider>:<model>"
     default_mode: str = "ask"
     trace: bool = False
     log_level: str = "INFO"
-    providers: Mapping[str, ProviderSettings] = field(default_factory=dict[str, ProviderSettings])
+    providers: Mapping[str, ProviderSettings] = MappingProxyType({})
     fallback_models: tuple[str, ...] = ()
-    retry: RetrySettings = field(default_factory=RetrySettings)
-    models: Mapping[str, ModelSettings] = field(default_factory=dict[str, ModelSettings])
+    retry: RetrySettings = RetrySettings()
+    models: Mapping[str, ModelSettings] = MappingProxyType({})
     reasoning_effort: str | None = None  # "low" | "medium" | "high"; None leaves it to the model
     keep_environment: frozenset[str] = frozenset()  # secret-looking variables commands may see
     max_turn_requests: int = 90  # model calls in one turn before it ends with max_turn_requests
@@ -137,17 +128,17 @@ class Settings:
     mcp_servers: tuple[McpServerSpec, ...] = ()  # [mcp_servers.<name>]: in every session
     mcp_connect_timeout: float = 10.0  # [mcp] connect_timeout: seconds to start a server
     mcp_call_timeout: float = 300.0  # [mcp] call_timeout: seconds for one tool call
-    code_execution: CodeExecutionSettings = field(default_factory=CodeExecutionSettings)
-    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
-    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
-    delegation: DelegationSettings = field(default_factory=DelegationSettings)
-    diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
-    memory: MemorySettings = field(default_factory=MemorySettings)
+    code_execution: CodeExecutionSettings = CodeExecutionSettings()
+    sandbox: SandboxSettings = SandboxSettings()
+    checkpoints: CheckpointSettings = CheckpointSettings()
+    delegation: DelegationSettings = DelegationSettings()
+    diagnostics: DiagnosticsSettings = DiagnosticsSettings()
+    memory: MemorySettings = MemorySettings()
     # The user's own instructions, before the project's: $HERON_HOME/AGENTS.md, and with
     # [instructions] other_agents = true, ~/.claude/CLAUDE.md and ~/.codex/AGENTS.md.
     user_instructions: tuple[Path, ...] = ()
-    skills: SkillSettings = field(default_factory=SkillSettings)
-    web: WebSettings = field(default_factory=WebSettings)
+    skills: SkillSettings = SkillSettings()
+    web: WebSettings = WebSettings()
 
     @property
     def config_file(self) -> Path:

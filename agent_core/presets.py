@@ -10,11 +10,10 @@ openai/v1`` (no ``api-version`` needed), given as ``base_url`` or derived from
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Preset:
+class Preset(NamedTuple):
     api: str  # "anthropic" | "openai" | "openai-chat"
     base_url: str | None  # None: the user's own (``url_variable`` or ``base_url``)
     key_variable: str | None  # None: a local server, which needs no key

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_core.config_values import string, string_table, strings, table
 from agent_core.errors import ConfigError
@@ -34,8 +33,7 @@ KEYS = {"api", "preset", "base_url", "api_key", "api_key_env", "headers", "model
 PLATFORM_KEYS = {"region", "project", "profile"}
 
 
-@dataclass(frozen=True)
-class ProviderSettings:
+class ProviderSettings(NamedTuple):
     """One endpoint and how to reach it. Hashable: one SDK client per distinct value."""
 
     api_key: str | None = None
@@ -166,8 +164,7 @@ def _named(name: str, env: Mapping[str, str], section: dict[str, Any]) -> Provid
     if key_env is not None:
         key = env.get(key_env) or None
     headers = dict(base.headers) | dict(_headers(section, label))
-    return replace(
-        base,
+    return base._replace(
         api=api or base.api,
         api_key=key or (None if key_env else base.api_key),
         base_url=string(section, "base_url") or base.base_url,

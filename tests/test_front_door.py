@@ -112,13 +112,19 @@ def test_anything_else_is_left_whole_to_the_server(
     assert written(pipes) == b""
 
 
-def test_the_front_door_loads_no_event_loop_logging_or_pydantic() -> None:
+def test_the_front_door_loads_no_event_loop_logging_pydantic_or_dataclasses(
+    agent_env: dict[str, str],
+) -> None:
+    """What ``initialize`` waits for: the front door, and the settings it answers from."""
+    unwanted = ("asyncio", "anyio", "logging", "pydantic", "dataclasses", "acp_server.server")
     code = (
         "import sys, acp_server.cli, acp_server.front_door;"
-        "print(sorted(m for m in ('asyncio', 'anyio', 'logging', 'pydantic', 'acp_server.server')"
-        " if m in sys.modules))"
+        "from agent_core.config import ConfigWatch; ConfigWatch();"
+        f"print(sorted(m for m in {unwanted!r} if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=agent_env
+    )
     assert out.stdout.strip() == "[]"
 
 

@@ -3,8 +3,9 @@ so that ``front_door`` answers it before the event loop and the server are loade
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from acp_server import __version__
 from acp_server.handlers import params
@@ -15,12 +16,11 @@ from agent_core.config import Settings
 from agent_core.models.catalog import describe
 
 
-@dataclass(frozen=True)
-class ClientInfo:
+class ClientInfo(NamedTuple):
     """What ``initialize`` told us about the editor."""
 
     name: str = "unknown"
-    capabilities: dict[str, Any] = field(default_factory=dict[str, Any])
+    capabilities: Mapping[str, Any] = MappingProxyType({})
 
     def can(self, *path: str) -> bool:
         """``can("fs", "readTextFile")``: is that capability advertised (true or an object)?"""

@@ -8,14 +8,12 @@ is dropped whole (its remaining bytes are skipped up to the next newline) and re
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024  # ACP clients send base64 images; 50 MiB must pass.
 
 
-@dataclass(frozen=True)
-class OversizedLine:
+class OversizedLine(NamedTuple):
     """A frame that exceeded the size limit and was discarded."""
 
     size: int

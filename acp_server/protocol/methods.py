@@ -4,14 +4,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 PROTOCOL_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class MethodSpec:
+class MethodSpec(NamedTuple):
     """One ACP method; ``params``/``result`` name types in schema.py (no result: notification)."""
 
     name: str

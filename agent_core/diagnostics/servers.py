@@ -9,12 +9,11 @@ to have it (``command = ["rust-analyzer"]``, ``extensions = [".rs"]``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class LanguageServerSpec:
+class LanguageServerSpec(NamedTuple):
     name: str
     command: tuple[str, ...]
     extensions: frozenset[str]  # ".py", ".ts"...

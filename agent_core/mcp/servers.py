@@ -7,16 +7,15 @@ SDK. The editor's list wins over the user's on a name clash.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Literal
+from types import MappingProxyType
+from typing import Literal, NamedTuple
 
 
-@dataclass(frozen=True)
-class StdioServer:
+class StdioServer(NamedTuple):
     name: str
     command: str
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict[str, str])
+    env: Mapping[str, str] = MappingProxyType({})
     transport: Literal["stdio"] = "stdio"
 
     @property
@@ -24,13 +23,12 @@ class StdioServer:
         return " ".join((self.command, *self.args))
 
 
-@dataclass(frozen=True)
-class HttpServer:
+class HttpServer(NamedTuple):
     """A remote server: ``http`` is streamable HTTP, ``sse`` the older HTTP+SSE transport."""
 
     name: str
     url: str
-    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    headers: Mapping[str, str] = MappingProxyType({})
     transport: Literal["http", "sse"] = "http"
 
     @property

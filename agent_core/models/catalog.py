@@ -10,8 +10,8 @@ from (``heron models`` shows it).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import NamedTuple
 
 from agent_core.config import ModelSettings
 from agent_core.models import known
@@ -28,8 +28,7 @@ FIGURES = (
 )
 
 
-@dataclass(frozen=True)
-class ModelInfo:
+class ModelInfo(NamedTuple):
     context_window: int = 128_000
     max_output_tokens: int = 8192
     images: bool = False
@@ -38,9 +37,9 @@ class ModelInfo:
     cache_read_price: float | None = None  # defaults: 10% of input (read), 125% (write)
     cache_write_price: float | None = None
     # Where each figure came from (CONFIG, known.SOURCE or DEFAULT), and what it was asked as.
-    sources: Mapping[str, str] = field(default_factory=dict[str, str], compare=False)
-    asked: tuple[str, str, ModelSettings | None] | None = field(default=None, compare=False)
-    complete: bool = field(default=True, compare=False)  # False: described before models.dev
+    sources: Mapping[str, str] = MappingProxyType({})
+    asked: tuple[str, str, ModelSettings | None] | None = None
+    complete: bool = True  # False: described before models.dev
 
     def refined(self) -> ModelInfo:
         """Described again once the models.dev data is loaded, if it was not before."""
@@ -91,7 +90,7 @@ def describe(provider: str, model_id: str, overrides: ModelSettings | None = Non
         if value is not None:
             changes[name], sources[name] = value, CONFIG
     changes.update(sources=MappingProxyType(sources), complete=known.loaded())
-    return replace(info, **changes, asked=(provider, model_id, overrides))  # type: ignore[arg-type]
+    return info._replace(**changes, asked=(provider, model_id, overrides))
 
 
 class CataloguedModel:

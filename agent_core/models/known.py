@@ -13,8 +13,7 @@ OpenRouter catalogue's windows and limits but never its prices.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 SOURCE = "models.dev"
 # Heron provider -> (models.dev provider id, whether its prices are this provider's prices)
@@ -25,8 +24,7 @@ CATALOGUES: dict[str, tuple[str, bool]] = {
 }
 
 
-@dataclass(frozen=True)
-class Figures:
+class Figures(NamedTuple):
     """One model's figures; None where the data says nothing. Prices: USD per million tokens."""
 
     context_window: int | None = None
@@ -39,8 +37,7 @@ class Figures:
 
     def given(self) -> dict[str, Any]:
         """The figures the data has, by ``ModelInfo`` field name."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        return {name: value for name, value in values.items() if value is not None}
+        return {name: value for name, value in self._asdict().items() if value is not None}
 
 
 _lock = threading.Lock()

@@ -8,15 +8,14 @@ are not unless ``shared = "all"``: those are another agent's personal setup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 SHARED = ("none", "project", "all")
 SHARED_FOLDERS = (".agents/skills", ".claude/skills")
 
 
-@dataclass(frozen=True)
-class SkillSettings:
+class SkillSettings(NamedTuple):
     """``[skills]``: the instruction packs the agent lists, loads and runs as commands."""
 
     enabled: bool = True  # false: no skills at all (no listing, no tool, no commands)
@@ -27,8 +26,7 @@ class SkillSettings:
     max_chars: int = 20_000  # a loaded SKILL.md or file beside it is cut here
 
 
-@dataclass(frozen=True)
-class SkillFolder:
+class SkillFolder(NamedTuple):
     path: Path  # a folder of skill folders
     origin: str  # "project" or "user": whose it is, as the user reads it
 

@@ -3,11 +3,10 @@ module because config is on the start-up path and must not load the rest of the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class SandboxSettings:
+class SandboxSettings(NamedTuple):
     """``[sandbox]``: how commands, scripts and (optionally) MCP servers are confined."""
 
     enabled: bool = True  # false: never sandbox (the outer container is the sandbox)
