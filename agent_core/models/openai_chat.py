@@ -60,7 +60,7 @@ class OpenAIChatModel(CataloguedModel):
 
         assembler = ResponseAssembler()
         body = chat_body(self.model_id, request, self.info, self._history)
-        calls: dict[int, str] = {}  # tool-call index -> call id
+        calls: dict[Any, str] = {}  # tool-call index -> call id
         finish: str | None = None
         usage = Usage()
         async with self._openai.faults(assembler):
@@ -83,7 +83,7 @@ class OpenAIChatModel(CataloguedModel):
                             yield assembler.text(content)
                         tool_calls: list[Any] = delta.get("tool_calls") or []
                         for call in map(json_object, tool_calls):
-                            index: int = call.get("index") or 0
+                            index = call.get("index")
                             function = json_object(call.get("function"))
                             if index not in calls:
                                 call_id = _text(call.get("id")) or f"call_{index}"
