@@ -116,7 +116,8 @@ def test_the_front_door_loads_no_event_loop_logging_pydantic_or_dataclasses(
     agent_env: dict[str, str],
 ) -> None:
     """What ``initialize`` waits for: the front door, and the settings it answers from."""
-    unwanted = "asyncio anyio logging pydantic dataclasses gzip acp_server.server".split()
+    server = "acp_server.server"
+    unwanted = ("asyncio", "anyio", "logging", "pydantic", "dataclasses", "gzip", server)
     code = (
         "import sys, acp_server.cli, acp_server.front_door;"
         "from agent_core.config import ConfigWatch; ConfigWatch();"
