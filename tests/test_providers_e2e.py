@@ -126,6 +126,23 @@ def test_cancel_during_a_tool(env: dict[str, str], workspace: Path, fake: FakeLL
     assert "cancelled this tool call" in history  # the dangling call was closed in history
 
 
+def test_a_cancel_sent_while_the_first_prompt_loads_its_parts_ends_it(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    """The first prompt of a fresh process waits for the SDK and the turn machinery to load (in
+    worker threads); a cancel sent meanwhile ends it before it asks the model anything."""
+    fake.enqueue(Reply((Text("never sent"),)))
+    agent, session_id = start(env, workspace)
+    with agent:
+        agent.start_prompt(session_id, "hello", request_id="p")
+        agent.notify("session/cancel", {"sessionId": session_id})
+        response = agent.wait_for(lambda m: m.get("id") == "p", timeout=30)
+        assert response["result"] == {"stopReason": "cancelled"}
+        assert fake.requests == []
+        stop, updates = agent.prompt(session_id, "again")  # the session goes on
+    assert stop == "end_turn" and text_of(updates) == "never sent"
+
+
 def test_images_reach_models_that_take_them(
     env: dict[str, str], workspace: Path, fake: FakeLLM, provider: str
 ) -> None:

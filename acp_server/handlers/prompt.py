@@ -20,6 +20,7 @@ from acp_server.handlers.greeting import accepts_images
 from acp_server.handlers.sessions import tell_about_history
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import RpcError
+from acp_server.jsonrpc.values import as_object
 from agent_core.errors import HeronError
 from agent_core.events import (
     Event,
@@ -37,11 +38,14 @@ LINE_RANGE = re.compile(r"L(\d+)(?:[-:]L?(\d+))?")
 
 
 async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
-    from acp_server.handlers import wire  # deferred: pydantic is off the start-up path
+    ticket = _cancellations(state, raw)  # before any await: a cancel sent after this prompt counts
+    # What validates the request (pydantic) and runs the turn loads in a worker thread, the
+    # first time: an import here would stop the event loop, and a cancel with it.
+    await state.run_once("wire models", state.warm_up)
+    from acp_server.handlers import wire
 
     request = wire.prompt_request(raw)
     session = state.session(request.session_id)
-    ticket = session.cancellations  # before any await: a cancel sent after this prompt counts
     blocks = [wire.dump(block) for block in request.prompt]
     linked = {uri: await _read_linked(uri) for uri in linked_uris(blocks)}
     # Images are taken when the model sees them, or when `initialize` said they could be sent
@@ -144,6 +148,12 @@ async def _run_turn(
                 if (update := to_session_update(notice, notices=notices)) is not None:
                     await session.parts.send(update)
     return "cancelled" if scope.cancelled_caught else stop
+
+
+def _cancellations(state: ServerState, raw: Any) -> int:
+    """The cancels the prompt's session has had so far (0 for a session not open)."""
+    session = state.sessions.get(str((as_object(raw) or {}).get("sessionId")))
+    return session.cancellations if session is not None else 0
 
 
 async def _wait_for_mcp_servers(state: ServerState, session: Session) -> None:

@@ -174,7 +174,7 @@ class ServerState:
     background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections
     model_lists: ModelLists | None = None  # what the providers offer, for the model picker
     sessions: dict[str, Session] = field(default_factory=dict[str, Session])
-    _done: set[str] = field(default_factory=set[str])
+    _runs: dict[str, anyio.Event] = field(default_factory=dict[str, anyio.Event])
 
     @property
     def settings(self) -> Settings:
@@ -182,10 +182,17 @@ class ServerState:
         return self.config.settings
 
     async def run_once(self, name: str, work: Callable[[], None]) -> None:
-        """Run ``work`` (imports, mostly) in a worker thread, the first time only."""
-        if name not in self._done:
-            self._done.add(name)
+        """Run ``work`` (imports, mostly) in a worker thread the first time; a later call waits
+        for that run to end, so that what it loads is never loaded on the event loop."""
+        ran = self._runs.get(name)
+        if ran is not None:
+            await ran.wait()
+            return
+        ran = self._runs[name] = anyio.Event()
+        try:
             await anyio.to_thread.run_sync(work)
+        finally:
+            ran.set()
 
     def options(self, session: Session) -> SessionOptions:
         """A session's options, its model picker with what the providers offer."""

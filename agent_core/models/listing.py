@@ -15,12 +15,15 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
 from agent_core.atomic import write_atomically
 from agent_core.providers import ProviderSettings
+
+if TYPE_CHECKING:
+    import httpx2
 
 log = logging.getLogger(__name__)
 
@@ -69,15 +72,21 @@ def parse_models(payload: Any) -> tuple[str, ...]:
 
 async def fetch_models(provider: ProviderSettings) -> tuple[str, ...]:
     """One provider's list (one page of up to 1000 models); raises on any failure."""
-    import httpx2
-
     query = {"limit": "1000"} if provider.api == "anthropic" else None
-    async with httpx2.AsyncClient(timeout=TIMEOUT) as client:
+    # Made in a worker thread: the first import of the HTTP client and its TLS setup would stop
+    # the event loop for tens of milliseconds (a session's first prompt may be under way).
+    async with await anyio.to_thread.run_sync(_http_client) as client:
         response = await client.get(
             models_url(provider), headers=request_headers(provider), params=query
         )
         response.raise_for_status()
         return parse_models(response.json())
+
+
+def _http_client() -> httpx2.AsyncClient:
+    import httpx2
+
+    return httpx2.AsyncClient(timeout=TIMEOUT)
 
 
 @dataclass(frozen=True)

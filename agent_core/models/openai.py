@@ -141,6 +141,7 @@ class OpenAIResponsesModel(CataloguedModel):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         await self.learned()
+        await self._openai.client()  # the SDK loads in a worker thread, not on the event loop
         from openai.types.responses import Response
 
         assembler = ResponseAssembler()

@@ -56,6 +56,7 @@ class OpenAIChatModel(CataloguedModel):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         await self.learned()
+        await self._openai.client()  # the SDK loads in a worker thread, not on the event loop
         from openai.types.chat import ChatCompletion
 
         assembler = ResponseAssembler()
