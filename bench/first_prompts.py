@@ -1,7 +1,8 @@
 """First prompts against the fake model server, with each provider's real SDK: one sent the
 moment ``session/new`` answers in a fresh process, and a second session's first prompt next to
 a later prompt of the same session. The agent's time is what the editor waits for, less the
-model server's own time. Also the memory of an idle process whose session has a real provider.
+model server's own time. Also the memory of an idle process whose session has a real provider,
+and how long other requests wait while that first prompt loads what it needs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tests.support.raw import RawAgent
 
 SAMPLES = 7
 PAUSE = 0.3  # seconds between an answer and the next prompt (a process that idles is slower)
+PROBES = 75  # requests sent while a first prompt loads: 1.5 s and more
 MODELS = {
     "anthropic": "anthropic:claude-bench",
     "openai": "openai:gpt-bench",
@@ -35,16 +37,36 @@ def agent_time(agent: RawAgent, fake: FakeLLM, session_id: str) -> float:
     return waited - (fake.finished(record) - record.started_at)
 
 
+def longest_wait(agent: RawAgent, fake: FakeLLM, session_id: str) -> float:
+    """Seconds of the slowest answer to a cheap request sent every 20 ms while a first prompt,
+    sent the moment ``session/new`` answered, loads what it needs and runs: how long a cancel
+    would wait to be read."""
+    fake.enqueue(Reply((Text("Hello there."),)))
+    agent.start_prompt(session_id, "hi", request_id="first")
+    waits: list[float] = []
+    for n in range(PROBES):
+        started = time.perf_counter()
+        agent.request("heron/no_such_method", {"n": n}, check=False)  # answered: method not found
+        waits.append(time.perf_counter() - started)
+        time.sleep(0.02)
+    agent.wait_for(lambda m: m.get("id") == "first", timeout=30)
+    return max(waits)
+
+
 def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[Figure]:
     figures: list[Figure] = []
     for provider, model in MODELS.items():
         with FakeLLM() as fake:
             run_env = {**env, **fake.environment(model)}
             at_once: list[float] = []
+            stalls: list[float] = []
             for _ in range(3):
                 with RawAgent(run_env, check_schema=False, command=agent) as fresh:
                     fresh.initialize()
                     at_once.append(agent_time(fresh, fake, fresh.new_session(workspace)))
+                with RawAgent(run_env, check_schema=False, command=agent) as fresh:
+                    fresh.initialize()
+                    stalls.append(longest_wait(fresh, fake, fresh.new_session(workspace)))
             firsts, laters, rss = [], [], []
             with RawAgent(run_env, check_schema=False, command=agent) as warm:
                 warm.initialize()
@@ -77,6 +99,15 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 f"same process, each after a {PAUSE:g} s pause; {first * 1000:.1f} ms against "
                 f"{later * 1000:.1f} ms, editor-observed minus the model server's time; "
                 f"median of {SAMPLES}",
+            ),
+            Figure(
+                f"longest wait for an answer while that first prompt loads ({provider})",
+                statistics.median(stalls) * 1000,
+                "ms",
+                None,
+                "a fresh process; the slowest of the answers to a request sent every 20 ms "
+                "from the prompt on, for 1.5 s (how long a cancel would wait to be read); "
+                "median of 3",
             ),
             Figure(
                 f"peak RSS, idle after `session/new` ({provider})",
