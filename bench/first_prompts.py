@@ -17,7 +17,7 @@ from bench.startup import peak_rss_mb
 from tests.support.fake_llm import FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
 
-SAMPLES = 7
+SAMPLES = 15  # a ratio of two ~6 ms figures: enough of them that the noise averages out
 PAUSE = 0.3  # seconds between an answer and the next prompt (a process that idles is slower)
 PROBES = 75  # requests sent while a first prompt loads: 1.5 s and more
 MODELS = {
