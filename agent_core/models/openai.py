@@ -15,6 +15,7 @@ import anyio
 
 from agent_core.config import ProviderSettings
 from agent_core.errors import ModelError, StreamInterrupted
+from agent_core.json_text import json_object
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -25,7 +26,7 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
-from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, json_object, with_array
+from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, from_status

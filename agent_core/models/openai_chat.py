@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_core.config import ProviderSettings
 from agent_core.errors import StreamInterrupted
+from agent_core.json_text import json_object
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -21,7 +22,7 @@ from agent_core.messages import (
 )
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
-from agent_core.models.body import EncodedHistory, dumps, items, json_object, with_array
+from agent_core.models.body import EncodedHistory, dumps, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.openai import OpenAIClient
 

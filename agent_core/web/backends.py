@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from agent_core.errors import ToolError
+from agent_core.json_text import json_object
 from agent_core.web.settings import SearchSettings
 
 SNIPPET_CHARS = 400
@@ -61,7 +62,7 @@ def brave_request(query: str, count: int, base: str, key: str) -> Request:
 
 
 def brave_results(data: Any) -> list[Result]:
-    web = _object(_object(data).get("web"))
+    web = json_object(json_object(data).get("web"))
     return [
         Result(_text(r.get("title")), _text(r.get("url")), _text(r.get("description")))
         for r in _objects(web.get("results"))
@@ -75,7 +76,7 @@ def searxng_request(query: str, count: int, base: str, key: str) -> Request:
 def searxng_results(data: Any) -> list[Result]:
     return [
         Result(_text(r.get("title")), _text(r.get("url")), _text(r.get("content")))
-        for r in _objects(_object(data).get("results"))
+        for r in _objects(json_object(data).get("results"))
     ]
 
 
@@ -108,7 +109,7 @@ def exa_request(query: str, count: int, base: str, key: str) -> Request:
 def exa_results(data: Any) -> list[Result]:
     return [
         Result(_text(r.get("title")), _text(r.get("url")), _text(r.get("text")))
-        for r in _objects(_object(data).get("results"))
+        for r in _objects(json_object(data).get("results"))
     ]
 
 
@@ -174,10 +175,6 @@ async def search(settings: SearchSettings, query: str, count: int, seconds: floa
     except ValueError:
         raise ToolError(f"{backend.label} did not answer with JSON.") from None
     return [r for r in backend.results(data) if r.url][:count]
-
-
-def _object(value: Any) -> dict[str, Any]:
-    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
 
 
 def _objects(value: Any) -> list[dict[str, Any]]:
