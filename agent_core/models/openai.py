@@ -89,6 +89,9 @@ class OpenAIClient:
 
     @asynccontextmanager
     async def faults(self, assembler: ResponseAssembler) -> AsyncGenerator[None, None]:
+        """The SDK's errors as the core's. Entered before anything touches the SDK: it has the
+        client built first, which imports the SDK in a worker thread, not on the event loop."""
+        await self.client()
         import openai
 
         try:
@@ -142,12 +145,11 @@ class OpenAIResponsesModel(CataloguedModel):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         await self.learned()
-        await self._openai.client()  # the SDK loads in a worker thread, not on the event loop
-        from openai.types.responses import Response
-
         assembler = ResponseAssembler()
         body = responses_body(self.model_id, request, self.info, self._history)
         async with self._openai.faults(assembler):
+            from openai.types.responses import Response
+
             # The events as the SDK decodes them from the stream, left as JSON objects: three of
             # them echo the whole request's instructions and tools, and building models of those
             # was a third of the time of a round trip.

@@ -57,15 +57,14 @@ class OpenAIChatModel(CataloguedModel):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         await self.learned()
-        await self._openai.client()  # the SDK loads in a worker thread, not on the event loop
-        from openai.types.chat import ChatCompletion
-
         assembler = ResponseAssembler()
         body = chat_body(self.model_id, request, self.info, self._history)
         calls: dict[Any, str] = {}  # tool-call index -> call id
         finish: str | None = None
         usage = Usage()
         async with self._openai.faults(assembler):
+            from openai.types.chat import ChatCompletion
+
             # The chunks as the SDK decodes them from the stream, left as JSON objects: building
             # a model of each was the largest part of a round trip's own time.
             stream = await self._openai.post_stream(
