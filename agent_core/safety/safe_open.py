@@ -61,7 +61,7 @@ def read_inside(path: Path, roots: Sequence[Path], cap: int = DEFAULT_CAP) -> Re
     real = Path(os.path.realpath(path))
     root = _root_of(real, roots)
     if root is None:
-        shown = f" (it leads to {real})" if real != Path(os.path.abspath(path)) else ""
+        shown = f" (it leads to {real})" if real != path.absolute() else ""
         raise UnsafeFile(f"it lies outside the workspace{shown}")
     _require_regular(os.lstat(real))
     fd = _open_beneath(root, real.relative_to(root).parts)
