@@ -291,7 +291,7 @@ class _SessionWiring:
 
     def system_prompt(self) -> tuple[str, list[NoticeRaised]]:
         """The system prompt as the workspace is now, and a notice per file or skill left
-        out."""
+        out. Blocking (the files are read, git is asked): run it in a worker thread."""
         from agent_core.context.prompt import build_system_prompt
         from agent_core.events import NoticeRaised
 
@@ -314,7 +314,7 @@ class _SessionWiring:
             for path, why in (*left_out, *forgotten)
         ]
         for skill in skills.left_out if skills else ():
-            title = f"Ignored the skill {skill.path.parent.name}"
+            title = f"Ignored the skill {skill.skill}" if skill.skill else "Ignored skills"
             notices.append(NoticeRaised("warning", title, f"{skill.path}: {skill.reason}"))
         return prompt.text, notices
 
@@ -390,12 +390,13 @@ class _SessionWiring:
             )
         )
 
-    def make_agent(self) -> Agent:
+    def make_agent(self, prompt: tuple[str, list[NoticeRaised]]) -> Agent:
+        """The session's agent, with ``prompt`` (``system_prompt()``, made in a worker thread)."""
         from agent_core.loop.agent import Agent
         from agent_core.loop.meter import ContextMeter
         from agent_core.tools.base import ToolContext
 
-        text, notices = self.system_prompt()
+        text, notices = prompt
         context = ToolContext(
             "",
             self.workspace,

@@ -10,7 +10,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent_core.safety.safe_open import UnsafeFile, read_inside, read_safely, why_unreadable
+from agent_core.safety.safe_open import (
+    UnsafeFile,
+    list_inside,
+    list_own,
+    read_inside,
+    read_own,
+    read_safely,
+    why_unreadable,
+)
 
 
 def test_a_regular_file_inside_the_root_is_read(tmp_path: Path) -> None:
@@ -104,3 +112,62 @@ def test_the_async_form_reads_in_a_worker_thread(tmp_path: Path) -> None:
             await read_safely(tmp_path / "b.md", [tmp_path])
 
     anyio.run(main)
+
+
+def test_the_reason_names_the_roots_and_the_size_is_known(tmp_path: Path) -> None:
+    (tmp_path / "skill").mkdir()
+    (tmp_path / "secret").write_text("KEY")
+    (tmp_path / "skill" / "ref.md").symlink_to(tmp_path / "secret")
+    with pytest.raises(UnsafeFile, match=r"outside the skill's folder \(it leads to .*secret\)"):
+        read_inside(tmp_path / "skill" / "ref.md", [tmp_path / "skill"], where="the skill's folder")
+    (tmp_path / "skill" / "big.md").write_bytes(b"y" * 3000)
+    assert read_inside(tmp_path / "skill" / "big.md", [tmp_path], cap=10).size == 3000
+
+
+def test_a_folder_is_listed_inside_its_root_without_opening_anything(tmp_path: Path) -> None:
+    commands = tmp_path / ".heron" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "b.md").write_text("b")
+    (commands / "a.md").write_text("a")
+    os.mkfifo(commands / "hang.md")  # listed, never opened
+    (commands / "out.md").symlink_to("/proc/self/environ")
+    listing = list_inside(commands, [tmp_path])
+    assert [p.name for p in listing.entries] == ["a.md", "b.md", "hang.md", "out.md"]
+    assert listing.entries[0] == commands / "a.md" and not listing.cut
+    assert list_inside(tmp_path, [tmp_path]).entries == (tmp_path / ".heron",)  # the root itself
+    cut = list_inside(commands, [tmp_path], limit=2)
+    assert len(cut.entries) == 2 and cut.cut
+
+
+def test_a_folder_that_leads_outside_or_is_no_folder_is_not_listed(tmp_path: Path) -> None:
+    outside = tmp_path / "ssh"
+    outside.mkdir()
+    (outside / "id_rsa.md").write_text("PRIVATE KEY")
+    workspace = tmp_path / "repo"
+    (workspace / ".heron").mkdir(parents=True)
+    (workspace / ".heron" / "commands").symlink_to(outside)
+    with pytest.raises(UnsafeFile, match="outside the workspace"):
+        list_inside(workspace / ".heron" / "commands", [workspace])
+    (workspace / "file").write_text("x")
+    with pytest.raises(UnsafeFile, match="a file, not a folder"):
+        list_inside(workspace / "file", [workspace])
+    os.mkfifo(workspace / "pipe")
+    with pytest.raises(UnsafeFile, match="named pipe"):
+        list_inside(workspace / "pipe", [workspace])
+    with pytest.raises(FileNotFoundError):
+        list_inside(workspace / "absent", [workspace])
+
+
+def test_the_user_s_own_links_are_followed_but_not_to_a_fifo(tmp_path: Path) -> None:
+    dotfiles, home = tmp_path / "dotfiles", tmp_path / "home"
+    dotfiles.mkdir()
+    home.mkdir()
+    (dotfiles / "AGENTS.md").write_text("mine")
+    (home / "AGENTS.md").symlink_to(dotfiles / "AGENTS.md")
+    assert read_own(home / "AGENTS.md").text() == "mine"
+    os.mkfifo(dotfiles / "pipe")
+    (home / "CLAUDE.md").symlink_to(dotfiles / "pipe")
+    with pytest.raises(UnsafeFile, match="named pipe"):
+        read_own(home / "CLAUDE.md")
+    (home / "commands").symlink_to(dotfiles)
+    assert [p.name for p in list_own(home / "commands").entries] == ["AGENTS.md", "pipe"]

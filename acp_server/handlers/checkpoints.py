@@ -80,7 +80,7 @@ async def restore(session: Session, argument: str, *, undo: bool) -> str:
     if not applied.failed:
         await checkpoints.forget_from(n)
     if applied.done:
-        session.agent.remember(
+        (await session.ready()).remember(
             f"(The user restored the workspace to checkpoint {n}, undoing what turn {n} and "
             f"any later turn changed. {summary} Read files again before editing them.)"
         )

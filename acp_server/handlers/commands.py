@@ -9,26 +9,39 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
+from acp_server.bridge.updates import to_session_update
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import RpcError
-from agent_core.context.commands import INIT_PROMPT, SlashCommand, available_commands, expand, parse
+from agent_core.context.commands import (
+    INIT_PROMPT,
+    Commands,
+    LeftOut,
+    SlashCommand,
+    expand,
+    find_commands,
+    parse,
+)
+from agent_core.events import NoticeRaised
 
 if TYPE_CHECKING:
     from agent_core.skills.catalog import Catalog
 
 
-def commands_for(
-    state: ServerState, session: Session, catalog: Catalog | None = None
-) -> dict[str, SlashCommand]:
-    catalog = skills_for(state, session) if catalog is None else catalog
-    return available_commands(session.setup.cwd, state.settings.home, catalog.skills)
-
-
-def skills_for(state: ServerState, session: Session) -> Catalog:
-    """The skills on disk now, from the folders the settings name."""
+async def on_disk(state: ServerState, session: Session) -> tuple[Catalog, Commands]:
+    """The skills and commands on disk now, from the folders the settings name: listed and
+    read in a worker thread (``safety/safe_open.py``), so a slow disk or a FIFO where a
+    template should be never holds up the event loop."""
     from agent_core.skills.catalog import skills_on_disk
 
-    return skills_on_disk(state.settings.skills, session.setup.cwd, state.settings.home)
+    settings, cwd = state.settings, session.setup.cwd
+
+    def find() -> tuple[Catalog, Commands]:
+        catalog = skills_on_disk(settings.skills, cwd, settings.home)
+        return catalog, find_commands(cwd, settings.home, catalog.skills)
+
+    return await anyio.to_thread.run_sync(find)
 
 
 def to_commands_update(commands: dict[str, SlashCommand]) -> dict[str, Any]:
@@ -42,8 +55,21 @@ def to_commands_update(commands: dict[str, SlashCommand]) -> dict[str, Any]:
 
 
 async def announce_commands(state: ServerState, session: Session) -> None:
-    """``available_commands_update`` (after a session response: JetBrains waits otherwise)."""
-    await state.notify_update(session.id, to_commands_update(commands_for(state, session)))
+    """``available_commands_update`` (after a session response: JetBrains waits otherwise),
+    then a notice per template left out."""
+    _, found = await on_disk(state, session)
+    await state.notify_update(session.id, to_commands_update(found.commands))
+    notices = state.client.can("session", "notices")
+    for left_out in found.left_out:
+        notice = to_session_update(to_notice(left_out), notices=notices)
+        if notice is not None:
+            await state.notify_update(session.id, notice)
+
+
+def to_notice(left_out: LeftOut) -> NoticeRaised:
+    path = left_out.path
+    title = f"Ignored the command /{path.stem}" if path.suffix == ".md" else "Ignored commands"
+    return NoticeRaised("warning", title, f"{path}: {left_out.reason}")
 
 
 async def run_command(state: ServerState, session: Session, text: str) -> str | None:
@@ -53,14 +79,17 @@ async def run_command(state: ServerState, session: Session, text: str) -> str | 
     if parsed is None:
         return text
     name, arguments = parsed
-    catalog = skills_for(state, session)
-    command = commands_for(state, session, catalog).get(name)
-    blocked = [f for f in catalog.left_out if f.path.parent.name == name]
+    catalog, found = await on_disk(state, session)
+    command = found.commands.get(name)
+    blocked = [("skill", f.path, f.reason) for f in catalog.left_out if f.skill == name]
+    blocked += [
+        ("template", f.path, f.reason) for f in found.left_out if f.path.name == f"{name}.md"
+    ]
     if command is None and not blocked:
         return text
     if command is None:
-        left_out = blocked[0]
-        reply = f"/{name} was not run: the skill was left out, {left_out.path}: {left_out.reason}."
+        what, path, reason = blocked[-1]  # a template's wins, as a working one would
+        reply = f"/{name} was not run: the {what} was left out, {path}: {reason}."
     elif command.skill is not None:
         from agent_core.skills.listing import command_prompt
 
@@ -89,15 +118,16 @@ async def _builtin(state: ServerState, session: Session, name: str, arguments: s
     from acp_server.handlers.modes import mode_value, switch_model
 
     if name == "help":
+        _, found = await on_disk(state, session)
         lines = [
             f"- `/{c.name}`{f' {c.hint}' if c.hint else ''}: {c.description}"
-            for c in commands_for(state, session).values()
+            for c in found.commands.values()
         ]
         return "Commands:\n" + "\n".join(lines)
     if name == "memory":
         return _memory(state)
     if name == "cost":
-        meter, window = session.agent.meter, session.parts.choice.model.context_window
+        meter, window = (await session.ready()).meter, session.parts.choice.model.context_window
         cost = f"${meter.cost:.4f}" if meter.cost is not None else "unknown (no price configured)"
         return f"Context: {meter.in_context:,} of {window:,} tokens. Cost so far: {cost}."
     if name in ("undo", "restore", "checkpoints"):
@@ -109,8 +139,9 @@ async def _builtin(state: ServerState, session: Session, name: str, arguments: s
     if name == "reload":
         from agent_core.context.files import fingerprint
 
-        session.agent.replace_system_prompt(*session.parts.system_prompt())
-        session.instructions = fingerprint(session.setup.cwd)
+        agent = await session.ready()
+        agent.replace_system_prompt(*await anyio.to_thread.run_sync(session.parts.system_prompt))
+        session.instructions = await anyio.to_thread.run_sync(fingerprint, session.setup.cwd)
         return "Reloaded the project instructions; they apply from the next prompt."
     try:
         if name == "mode":

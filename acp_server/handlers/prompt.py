@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import time
 from contextlib import aclosing
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 import anyio
 
@@ -17,6 +15,7 @@ from acp_server.handlers import params
 from acp_server.handlers.auth import follow_credentials
 from acp_server.handlers.commands import run_command
 from acp_server.handlers.greeting import accepts_images
+from acp_server.handlers.linked import read_linked
 from acp_server.handlers.sessions import tell_about_history
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import RpcError
@@ -32,9 +31,7 @@ from agent_core.events import (
 )
 from agent_core.messages import ImagePart, TextPart, UserPart
 
-MAX_LINKED_BYTES = 256 * 1024
 TITLE_CHARS = 60
-LINE_RANGE = re.compile(r"L(\d+)(?:[-:]L?(\d+))?")
 
 
 async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
@@ -47,7 +44,9 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
     request = wire.prompt_request(raw)
     session = state.session(request.session_id)
     blocks = [wire.dump(block) for block in request.prompt]
-    linked = {uri: await _read_linked(uri) for uri in linked_uris(blocks)}
+    roots = (session.setup.cwd, *session.setup.additional_directories)
+    read = {uri: await read_linked(uri, roots) for uri in linked_uris(blocks)}
+    linked = {uri: found.text for uri, found in read.items()}
     # Images are taken when the model sees them, or when `initialize` said they could be sent
     # and the session has since switched to a model that does not: kept for a model that can,
     # they are left out of this one's requests (``models.base.visible``), and the user told.
@@ -58,11 +57,14 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
         raise RpcError.invalid_params(str(exc)) from None
     async with session.turn_lock:
         await _wait_for_mcp_servers(state, session)
+        await session.ready()  # its system prompt read off the event loop, the first time
         if session.cancellations != ticket:  # cancelled while queued: do not run stale work
             return {"stopReason": "cancelled"}
         follow_credentials(state, session)  # a login or logout since the last prompt
         session.parts.transcript.user_prompt(blocks)
         await _tell_about_changed_instructions(state, session)
+        for problem in [found.problem for found in read.values() if found.problem]:
+            await _tell(state, session, NoticeRaised("warning", "Mention left out", problem))
         await _tell_about_unseen_images(state, session, parts)
         failure: Exception | None = None
         title = _title(session, blocks)
@@ -120,8 +122,9 @@ async def _run_turn(
     checkpoints = session.parts.checkpoints
     if not compact:
         checkpoints.begin_turn(" ".join(p.text for p in parts if isinstance(p, TextPart)))
+    scope, cancels, recorded = anyio.CancelScope(), session.cancellations, True
     try:
-        with anyio.CancelScope() as scope:
+        with scope:
             session.turn_scope = scope
             turn = session.agent.compact(force=True) if compact else session.agent.run_turn(parts)
             async with aclosing(turn) as events:
@@ -143,11 +146,26 @@ async def _run_turn(
                     call_id, status="failed", output="Stopped: the turn ended."
                 )
                 await session.parts.send(to_tool_call_update(closing))
-            if problem := await checkpoints.end_turn():  # the workspace as the turn left it
+            hurried = scope.cancel_called or session.cancellations != cancels
+            problem, recorded = await _record_turn_end(session, hurried=hurried)
+            if problem:
                 notice = NoticeRaised("warning", "Checkpoint", problem)
                 if (update := to_session_update(notice, notices=notices)) is not None:
                     await session.parts.send(update)
-    return "cancelled" if scope.cancelled_caught else stop
+    return "cancelled" if scope.cancelled_caught or not recorded else stop
+
+
+async def _record_turn_end(session: Session, *, hurried: bool) -> tuple[str | None, bool]:
+    """The workspace as the turn left it, into its checkpoint: a notice if that failed, and
+    False if a cancel stopped it (``session/cancel`` ends the turn at once, even here).
+    ``hurried``: the turn was cancelled already, so the record gets little time."""
+    try:
+        with anyio.CancelScope() as recording:
+            session.turn_scope = recording
+            return await session.parts.checkpoints.end_turn(hurried=hurried), True
+    finally:
+        session.turn_scope = None
+    return "The end of this turn's checkpoint was not recorded: the turn was cancelled.", False
 
 
 def _cancellations(state: ServerState, raw: Any) -> int:
@@ -178,7 +196,7 @@ async def _tell_about_changed_instructions(state: ServerState, session: Session)
     """The prompt prefix is frozen for the session; say so when the project instructions change."""
     from agent_core.context.files import changed_files, fingerprint
 
-    now = fingerprint(session.setup.cwd)
+    now = await anyio.to_thread.run_sync(fingerprint, session.setup.cwd)
     if session.instructions is None:
         session.instructions = now
         return
@@ -216,34 +234,3 @@ def _title(session: Session, blocks: list[dict[str, Any]]) -> str | None:
     session.titled = True
     text = next((b["text"] for b in blocks if b.get("type") == "text" and b["text"].strip()), "")
     return " ".join(text.strip().splitlines()[0].split())[:TITLE_CHARS] if text else "Untitled"
-
-
-async def _read_linked(uri: str) -> str:
-    """The text behind a ``file://`` link, capped; a short explanation when there is none."""
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        return f"(a {parsed.scheme or 'relative'} link; not fetched)"
-    path = anyio.Path(unquote(parsed.path))
-    try:
-        if await path.is_dir():
-            names = sorted([p.name async for p in path.iterdir()])
-            return "directory listing:\n" + "\n".join(names)
-        async with await anyio.open_file(path, "rb") as f:
-            data = await f.read(MAX_LINKED_BYTES + 1)
-    except OSError as exc:
-        return f"(cannot read {path}: {exc.strerror})"
-    from agent_core.tools.images import sniff
-
-    if picture := sniff(data):
-        return f"({picture.describe((await path.stat()).st_size)}; read_file shows it)"
-    if b"\0" in data[:8192]:
-        return "(binary file; not shown)"
-    text = data[:MAX_LINKED_BYTES].decode("utf-8", errors="replace")
-    if len(data) > MAX_LINKED_BYTES:
-        text += f"\n(truncated at {MAX_LINKED_BYTES // 1024} KiB)"
-    if lines := LINE_RANGE.fullmatch(parsed.fragment):  # an @-mention of a selection: file#L10-20
-        first = int(lines.group(1))
-        last = int(lines.group(2) or first)
-        selected = text.splitlines()[first - 1 : last]
-        return f"(lines {first}-{last})\n" + "\n".join(selected)
-    return text

@@ -71,7 +71,7 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         await state.run_once("wire models", state.warm_up)
         await anyio.to_thread.run_sync(model.warm_up)  # the SDK, once; this model's client
         await session.parts.mcp.ready()  # the agent's tools include the servers'
-        session.agent  # noqa: B018 - built now, so that a prompt finds it ready
+        await session.ready()  # built now, so that a prompt finds it ready
 
     result: dict[str, Any] = {
         "modes": to_modes(options),

@@ -57,6 +57,9 @@ class ModelChoice:
         return None if self.thought_level == "default" else self.thought_level
 
 
+SystemPrompt = tuple[str, list["NoticeRaised"]]  # the text, and a notice per file left out
+
+
 @dataclass(frozen=True)
 class SessionParts:
     """What the composition root builds for a session.
@@ -69,10 +72,10 @@ class SessionParts:
     permissions: Permissions
     terminal: Terminal
     sandbox: Confinement
-    make_agent: Callable[[], Agent]
+    make_agent: Callable[[SystemPrompt], Agent]  # with the system prompt made for it
     send: Callable[[dict[str, Any]], Awaitable[None]]  # a session/update, also kept for replay
     transcript: TranscriptBuilder
-    system_prompt: Callable[[], tuple[str, list[NoticeRaised]]]  # as the workspace is now
+    system_prompt: Callable[[], SystemPrompt]  # as the workspace is now; blocking (its files)
     writes: WriteBehind  # the session's store writes during a turn
     mcp: McpServers  # the session's MCP servers, started once the session is open
     workspace: Workspace  # the session's files, through the editor where it offers them
@@ -112,6 +115,7 @@ class Session:
     parts: SessionParts
     turn_lock: anyio.Lock = field(default_factory=anyio.Lock)
     _agent: Agent | None = None
+    _building: anyio.Lock = field(default_factory=anyio.Lock)  # one agent, however many ask
     turn_scope: anyio.CancelScope | None = None
     cancellations: int = 0  # prompts queued before the latest cancel do not run
     titled: bool = False  # set after the first exchange (or when loaded with a title)
@@ -123,8 +127,18 @@ class Session:
 
     @property
     def agent(self) -> Agent:
+        """The agent, once ``ready`` has built it (built here, on the event loop, otherwise)."""
         if self._agent is None:
-            self._agent = self.parts.make_agent()
+            self._agent = self.parts.make_agent(self.parts.system_prompt())
+        return self._agent
+
+    async def ready(self) -> Agent:
+        """The agent, built on first use; its system prompt, which reads the workspace's files
+        and asks git, is made in a worker thread."""
+        async with self._building:
+            if self._agent is None:
+                prompt = await anyio.to_thread.run_sync(self.parts.system_prompt)
+                self._agent = self.parts.make_agent(prompt)
         return self._agent
 
     def options(

@@ -169,7 +169,7 @@ async def _show_interrupted(
 
     if not unanswered_at_end(stored.messages):  # a kill leaves its calls at the end
         return
-    for event in session.agent.interrupted_calls():
+    for event in (await session.ready()).interrupted_calls():
         update = to_session_update(event)
         if update is None:
             continue

@@ -5,6 +5,10 @@ What happens when they approve: text files are written through the ``Workspace``
 ``fs/write_text_file`` when it offers it, so its buffers follow), binary files and symlinks on
 disk, deletions on disk (and the folders they leave empty). Every path is checked to lie inside
 the workspace root first: a symlinked folder cannot lead a restore elsewhere.
+
+The preview reads each file as it is now by ``safety/safe_open.py``: a file turned into a link
+out of the workspace (to ``~/.ssh/id_rsa``), a FIFO or a device is not read, and the list says
+why its diff is not shown.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from agent_core.atomic import write_atomically
 from agent_core.checkpoints.plan import Change, RestorePlan
 from agent_core.errors import ToolError
 from agent_core.events import DiffContent, TextContent, ToolContent
+from agent_core.safety.safe_open import UnsafeFile, read_safely
 from agent_core.workspace import Workspace
 
 SYMLINK, EXECUTABLE = "120000", "100755"
@@ -40,15 +45,19 @@ async def preview(
     ``contents``: the restored files' bytes by blob id (``Checkpoints.contents``)."""
     lines = [f"{c.action} {c.path}" for c in plan.changes]
     lines += [f"keep {k.path} ({k.reason})" for k in plan.kept]
-    shown: list[ToolContent] = [TextContent("\n".join(lines))]
+    diffs: list[ToolContent] = []
     for change in plan.changes:
         if change.target is None or change.target.mode == SYMLINK:
             continue
         new = _shown(contents[change.target.blob])
-        old = _shown(await _read(root / change.path)) if change.current else None
+        try:
+            old = _shown(await _read(root / change.path, root)) if change.current else None
+        except UnsafeFile as exc:
+            lines.append(f"(the diff of {change.path} is not shown: {exc})")
+            continue
         if new is not None and (old is not None or change.current is None):
-            shown.append(DiffContent(str(root / change.path), old, new))
-    return tuple(shown)
+            diffs.append(DiffContent(str(root / change.path), old, new))
+    return (TextContent("\n".join(lines)), *diffs)
 
 
 async def apply(plan: RestorePlan, contents: Mapping[str, bytes], workspace: Workspace) -> Applied:
@@ -108,11 +117,14 @@ def _delete(path: Path, root: Path) -> None:
         folder = folder.parent
 
 
-async def _read(path: Path) -> bytes:
+async def _read(path: Path, root: Path) -> bytes | None:
+    """The file as it is now (None: too large to show); ``UnsafeFile`` when it is not one to
+    open (a link out of the workspace, a FIFO, a device)."""
     try:
-        return await anyio.Path(path).read_bytes()
+        read = await read_safely(path, [root], PREVIEW_LIMIT * 4)
     except OSError:
         return b""
+    return None if read.truncated else read.data
 
 
 def _text(data: bytes) -> str | None:
@@ -125,6 +137,6 @@ def _text(data: bytes) -> str | None:
         return None
 
 
-def _shown(data: bytes) -> str | None:
+def _shown(data: bytes | None) -> str | None:
     """``data`` as text for a diff, when it is text and small enough to show."""
-    return _text(data) if len(data) <= PREVIEW_LIMIT * 4 else None
+    return _text(data) if data is not None and len(data) <= PREVIEW_LIMIT * 4 else None

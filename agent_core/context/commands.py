@@ -5,6 +5,11 @@ A template is a Markdown file in ``.heron/commands/`` (the workspace's) or
 ``description: ...`` and ``argument-hint: ...``; the rest is the prompt, where ``$ARGUMENTS``
 stands for whatever follows the command. Every skill (``agent_core/skills``) is a command too,
 unless a built-in command or a template has its name.
+
+The folders are listed and their templates read by ``safety/safe_open.py``: a workspace's
+template (or its commands folder) that leads out of the workspace, a FIFO, a device, a folder, a
+file that is not UTF-8 or one over ``MAX_TEMPLATE_BYTES`` is left out, and why is kept for a
+notice. The user's own folder follows the user's links, with the same checks otherwise.
 """
 
 from __future__ import annotations
@@ -13,7 +18,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
+
+from agent_core.safety.safe_open import (
+    Listing,
+    UnsafeFile,
+    list_inside,
+    list_own,
+    read_inside,
+    read_own,
+    why_unreadable,
+)
 
 if TYPE_CHECKING:
     from agent_core.skills.catalog import Skill
@@ -39,6 +54,8 @@ INIT_PROMPT = (
     "short and specific to this project. If an AGENTS.md exists, read it and improve it instead."
 )
 NAME = re.compile(r"^/([A-Za-z][\w:-]*)(?:\s+(.*))?$", re.DOTALL)
+MAX_TEMPLATE_BYTES = 256 * 1024
+MAX_TEMPLATES = 500  # entries of one commands folder looked at
 
 
 @dataclass(frozen=True)
@@ -50,6 +67,16 @@ class SlashCommand:
     skill: Skill | None = None  # the skill it runs
 
 
+class LeftOut(NamedTuple):
+    path: Path  # a template, or a commands folder
+    reason: str
+
+
+class Commands(NamedTuple):
+    commands: dict[str, SlashCommand]
+    left_out: tuple[LeftOut, ...]  # templates (or folders) not read, and why
+
+
 def parse(text: str) -> tuple[str, str] | None:
     """``("model", "openai:gpt-5")`` for ``"/model openai:gpt-5"``; None if not a command."""
     match = NAME.match(text.strip())
@@ -59,17 +86,27 @@ def parse(text: str) -> tuple[str, str] | None:
 def available_commands(
     workspace: Path, home: Path, skills: Sequence[Skill] = ()
 ) -> dict[str, SlashCommand]:
+    return find_commands(workspace, home, skills).commands
+
+
+def find_commands(workspace: Path, home: Path, skills: Sequence[Skill] = ()) -> Commands:
+    """Heron's own commands, the user's templates, the workspace's (which win a clash), then
+    the skills; blocking: call it in a worker thread."""
     commands = {name: SlashCommand(name, about, hint) for name, (about, hint) in BUILTINS.items()}
-    for folder in (home / "commands", workspace / ".heron" / "commands"):  # later wins
-        for file in sorted(folder.glob("*.md")) if folder.is_dir() else ():
-            if file.stem not in BUILTINS and (command := _read(file)) is not None:
-                commands[command.name] = command
+    left_out: list[LeftOut] = []
+    for folder, root in ((home / "commands", None), (workspace / ".heron" / "commands", workspace)):
+        for file in _template_files(folder, root, left_out):
+            found = _template(file, root)
+            if isinstance(found, LeftOut):
+                left_out.append(found)
+            elif found is not None:
+                commands[found.name] = found
     for skill in skills:
         if skill.name not in commands:
             about = skill.description
             about = about if len(about) <= 200 else about[:199].rsplit(" ", 1)[0] + "…"
             commands[skill.name] = SlashCommand(skill.name, about, skill.hint, skill=skill)
-    return commands
+    return Commands(commands, tuple(left_out))
 
 
 def expand(command: SlashCommand, arguments: str) -> str:
@@ -78,11 +115,45 @@ def expand(command: SlashCommand, arguments: str) -> str:
     return text if "$ARGUMENTS" in command.template or not arguments else f"{text}\n\n{arguments}"
 
 
-def _read(file: Path) -> SlashCommand | None:
+def _template_files(folder: Path, root: Path | None, left_out: list[LeftOut]) -> list[Path]:
+    """The ``*.md`` entries of ``folder`` (inside ``root``; None: the user's own folder) that
+    are not named for a built-in command; a folder that cannot be listed safely is left out."""
+    listing: Listing
     try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
+        if root is None:
+            listing = list_own(folder, MAX_TEMPLATES)
+        else:
+            listing = list_inside(folder, [root], MAX_TEMPLATES)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except (OSError, UnsafeFile) as exc:
+        left_out.append(LeftOut(folder, why_unreadable(exc)))
+        return []
+    if listing.cut:
+        left_out.append(LeftOut(folder, f"only its first {MAX_TEMPLATES} entries were read"))
+    return [
+        file
+        for file in listing.entries
+        if file.suffix == ".md" and not file.name.startswith(".") and file.stem not in BUILTINS
+    ]
+
+
+def _template(file: Path, root: Path | None) -> SlashCommand | LeftOut | None:
+    """The command in ``file`` (inside ``root``; None: the user's own), why it is left out, or
+    None when it is empty."""
+    try:
+        if root is None:
+            read = read_own(file, MAX_TEMPLATE_BYTES)
+        else:
+            read = read_inside(file, [root], MAX_TEMPLATE_BYTES)
+    except (OSError, UnsafeFile) as exc:
+        return LeftOut(file, why_unreadable(exc))
+    if read.truncated:
+        return LeftOut(file, f"it is over {MAX_TEMPLATE_BYTES:,} bytes")
+    try:
+        lines = read.data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return LeftOut(file, "it is not UTF-8 text")
     fields: dict[str, str] = {}
     while lines and (
         match := re.match(r"^(description|argument-hint):\s*(.*)$", lines[0], re.IGNORECASE)

@@ -1,17 +1,27 @@
 """The project's own instructions for agents: AGENTS.md and its kin, found from the session's
 workspace (never from the process directory), capped in size and screened for injection
-(``safety/injection.py``)."""
+(``safety/injection.py``).
+
+A repository is untrusted input: each file is opened by ``safety/safe_open.py``, so one that
+leads out of the repository (a link to ``~/.ssh/id_rsa``), a FIFO, a device or a folder is left
+out with the reason, never read. The user's own files (``$HERON_HOME/AGENTS.md`` and kin) follow
+the user's links, and are still read only when they are regular files.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core.safety.injection import screen
+from agent_core.safety.safe_open import UnsafeFile, read_inside, read_own, why_unreadable
 
 NAMES = ("AGENTS.md", "HERON.md", "CLAUDE.md", ".cursorrules", ".github/copilot-instructions.md")
 MAX_FILE_CHARS = 20_000
 MAX_TOTAL_CHARS = 60_000
+MAX_FILE_BYTES = MAX_FILE_CHARS * 4  # read no further: what is kept fits in it
 
 
 @dataclass(frozen=True)
@@ -23,27 +33,43 @@ class ContextFile:
 
 def find_context_files(cwd: Path) -> list[ContextFile]:
     """The workspace's own files, then the nearest of each name in parent directories up to the
-    repository root (the directory holding ``.git``); none above it."""
+    repository root (the directory holding ``.git``); none above it. Every one must lie inside
+    that root once its links are resolved (the workspace, outside a repository)."""
     found: list[ContextFile] = []
     seen: set[str] = set()
-    for directory in _up_to_repository_root(cwd):
+    chain = _up_to_repository_root(cwd)
+    root = chain[-1]
+    where = "the repository" if (root / ".git").exists() else "the workspace"
+    for directory in chain:
         for name in NAMES:
             path = directory / name
-            if name in seen or not path.is_file():
+            if name in seen or not os.path.lexists(path):
                 continue
             seen.add(name)
-            found.append(read_context_file(path))
+            found.append(read_context_file(path, root, where))
     return found
 
 
-def read_context_file(path: Path) -> ContextFile:
+def user_context_files(paths: Sequence[Path]) -> list[ContextFile]:
+    """The user's own instructions, those of ``paths`` that exist (a dangling link is named)."""
+    return [read_context_file(path) for path in paths if os.path.lexists(path)]
+
+
+def read_context_file(
+    path: Path, root: Path | None = None, where: str = "the workspace"
+) -> ContextFile:
+    """``path`` read inside ``root`` (None: a file of the user's own), or why it was not."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        return ContextFile(path, "", f"unreadable: {exc.strerror}")
+        if root is None:
+            read = read_own(path, MAX_FILE_BYTES)
+        else:
+            read = read_inside(path, [root], MAX_FILE_BYTES, where=where)
+    except (OSError, UnsafeFile) as exc:
+        return ContextFile(path, "", why_unreadable(exc))
+    text = read.text()
     if reason := screen(text):
         return ContextFile(path, "", reason)
-    if len(text) > MAX_FILE_CHARS:
+    if len(text) > MAX_FILE_CHARS or read.truncated:
         text = text[:MAX_FILE_CHARS] + f"\n\n[{path.name} cut at {MAX_FILE_CHARS:,} characters]"
     return ContextFile(path, text)
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from agent_core.context.files import (
     ContextFile,
     find_context_files,
-    read_context_file,
     render_context_files,
+    user_context_files,
 )
 from agent_core.skills.catalog import Skill
 from agent_core.skills.listing import render_listing
@@ -95,7 +95,7 @@ def build_system_prompt(
     and guidance, and the project's instructions, but not the editor's prompt. ``user_files``:
     the user's own instructions, before the project's; ``memory``: the memory snapshot;
     ``skills``: the ones to list (None: skills are off, the section is left out)."""
-    mine = [read_context_file(path) for path in user_files if path.is_file()]
+    mine = user_context_files(user_files)
     files = find_context_files(environment.cwd)
     if subagent:
         sections, editor = [SUBAGENT_IDENTITY, SUBAGENT_GUIDANCE], None

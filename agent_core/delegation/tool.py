@@ -113,10 +113,11 @@ class Delegate:
         writes = any(not tool.read_only for tool in tools.values())
         supervisor = _Supervisor(context, digest)
         its_own = replace(context, call_id="", report=supervisor.forward, files=FileTracker())
+        system_prompt = await anyio.to_thread.run_sync(self._subagents.system_prompt)  # its files
         child = Agent(
             model=model,
             tools=tools,
-            system_prompt=self._subagents.system_prompt(),
+            system_prompt=system_prompt,
             tool_context=its_own,
             max_requests=self._subagents.settings.max_requests,
         )

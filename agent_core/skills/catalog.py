@@ -9,27 +9,45 @@ notice. A file beside it is screened when it is loaded.
 
 Discovery reads the folders afresh each time (a few directory listings and small reads), so the
 tool and the commands see a skill proposed during the session; the system prompt keeps the
-list it was built with.
+list it was built with. It blocks: callers run it in a worker thread.
+
+A repository is untrusted input: folders are listed and files read by ``safety/safe_open.py``.
+A project's skill (its folder, its ``SKILL.md``) must lie inside the workspace once its links
+are resolved, and be a regular file; a file beside it, inside the skill's folder. The user's
+own folders follow the user's links (a skill folder linked in from elsewhere), with the same
+checks otherwise.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core.errors import ToolError
 from agent_core.safety.injection import screen
+from agent_core.safety.safe_open import (
+    Listing,
+    UnsafeFile,
+    list_inside,
+    list_own,
+    read_inside,
+    read_own,
+    why_unreadable,
+)
 from agent_core.skills.frontmatter import FrontMatterError, split_front_matter
 from agent_core.skills.settings import SkillFolder, SkillSettings, skill_folders
 
 SKILL_FILE = "SKILL.md"
+FOLDER = "the skill's folder"
 NAME = re.compile(r"^[A-Za-z][\w-]{0,63}$")  # also a slash command's name
 MAX_SKILL_BYTES = 1_000_000  # a SKILL.md larger than this is left out, unread
 MAX_LISTED_FILES = 50  # files beside SKILL.md named when it is loaded
 MAX_WALKED = 1000  # files beside it looked at, at most
+MAX_SKILLS = 500  # entries of one skills folder looked at
 
 
 @dataclass(frozen=True)
@@ -48,8 +66,13 @@ class Skill:
 
 @dataclass(frozen=True)
 class LeftOut:
-    path: Path  # the SKILL.md
+    path: Path  # the SKILL.md, or a whole folder of skills
     reason: str
+
+    @property
+    def skill(self) -> str | None:
+        """The skill's name (its folder's), or None for a folder of skills."""
+        return self.path.parent.name if self.path.name == SKILL_FILE else None
 
 
 @dataclass(frozen=True)
@@ -72,8 +95,8 @@ def find_skills(folders: Sequence[SkillFolder]) -> Catalog:
     skills: dict[str, Skill] = {}
     left_out: list[LeftOut] = []
     for folder in folders:
-        for path in _skill_files(folder.path):
-            found = read_skill(path, folder.origin)
+        for path in _skill_files(folder, left_out):
+            found = read_skill(path, folder.origin, folder.root)
             if isinstance(found, LeftOut):
                 left_out.append(found)
             elif found.name not in skills:
@@ -81,14 +104,18 @@ def find_skills(folders: Sequence[SkillFolder]) -> Catalog:
     return Catalog(tuple(skills.values()), tuple(left_out))
 
 
-def read_skill(path: Path, origin: str) -> Skill | LeftOut:
-    """One ``SKILL.md``, or why it is left out."""
+def read_skill(path: Path, origin: str, root: Path | None = None) -> Skill | LeftOut:
+    """One ``SKILL.md`` (inside ``root``; None: the user's own), or why it is left out."""
     try:
-        if path.stat().st_size > MAX_SKILL_BYTES:
-            return LeftOut(path, f"it is over {MAX_SKILL_BYTES:,} bytes")
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        return LeftOut(path, f"unreadable: {exc.strerror}")
+        if root is None:
+            read = read_own(path, MAX_SKILL_BYTES)
+        else:
+            read = read_inside(path, [root], MAX_SKILL_BYTES)
+    except (OSError, UnsafeFile) as exc:
+        return LeftOut(path, why_unreadable(exc))
+    if read.truncated:
+        return LeftOut(path, f"it is over {MAX_SKILL_BYTES:,} bytes")
+    text = read.text()
     if reason := screen(text):
         return LeftOut(path, reason)
     try:
@@ -128,15 +155,10 @@ def load_file(skill: Skill, relative: str, max_chars: int) -> str:
     root = skill.folder.resolve()
     if Path(relative).is_absolute():
         raise ToolError(f"{relative}: give a path relative to the skill's folder ({root}).")
-    path = (root / relative).resolve()
-    if not path.is_relative_to(root) or path == root:
-        raise ToolError(f"{relative} is outside the skill's folder ({root}).")
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise ToolError(f"{relative} is a folder; name a file in it.") from None
-    except OSError as exc:
-        raise ToolError(f"{relative}: {exc.strerror or 'cannot be read'}.") from None
+    try:  # enough to tell when it is longer than max_chars
+        data = read_inside(root / relative, [root], 4 * (max_chars + 1), where=FOLDER).data
+    except (OSError, UnsafeFile) as exc:
+        raise ToolError(f"{relative}: {why_unreadable(exc)}.") from None
     if b"\0" in data[:8192]:
         raise ToolError(f"{relative} is not a text file.")
     text = data.decode("utf-8", errors="replace")
@@ -146,32 +168,54 @@ def load_file(skill: Skill, relative: str, max_chars: int) -> str:
 
 
 def files_beside(skill: Skill) -> list[str]:
-    """The files in ``skill``'s folder other than SKILL.md, relative to it, the first
-    ``MAX_WALKED`` found: hidden ones are passed over, symlinks are not followed."""
+    """The regular files in ``skill``'s folder other than SKILL.md, relative to it, the first
+    ``MAX_WALKED`` found (in no more than ``MAX_WALKED`` folders): hidden ones are passed
+    over, symlinks are not followed, FIFOs and devices not named."""
     root = skill.folder.resolve()
     found: list[str] = []
-    for directory, folders, files in os.walk(root):
+    for walked, (directory, folders, files) in enumerate(os.walk(root)):
         folders[:] = sorted(f for f in folders if not f.startswith("."))
         here = Path(directory)
         for name in sorted(files):
             path = here / name
-            if name.startswith(".") or path.is_symlink() or path == root / SKILL_FILE:
+            if name.startswith(".") or not _regular(path) or path == root / SKILL_FILE:
                 continue
             found.append(path.relative_to(root).as_posix())
             if len(found) >= MAX_WALKED:
                 return found
+        if walked >= MAX_WALKED:
+            break
     return found
 
 
-def _skill_files(folder: Path) -> list[Path]:
+def _regular(path: Path) -> bool:
+    """A regular file, not a link to one."""
     try:
-        entries = sorted(folder.iterdir())
-    except OSError:  # no such folder, or not one
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _skill_files(folder: SkillFolder, left_out: list[LeftOut]) -> list[Path]:
+    """The ``SKILL.md`` of each skill folder in ``folder``, listed without following links out
+    of its root; a folder that cannot be listed safely is left out."""
+    listing: Listing
+    try:
+        if folder.root is None:
+            listing = list_own(folder.path, MAX_SKILLS)
+        else:
+            listing = list_inside(folder.path, [folder.root], MAX_SKILLS)
+    except (FileNotFoundError, NotADirectoryError):  # no such folder, or not one
         return []
+    except (OSError, UnsafeFile) as exc:
+        left_out.append(LeftOut(folder.path, why_unreadable(exc)))
+        return []
+    if listing.cut:
+        left_out.append(LeftOut(folder.path, f"only its first {MAX_SKILLS} entries were read"))
     return [
         entry / SKILL_FILE
-        for entry in entries
-        if not entry.name.startswith(".") and (entry / SKILL_FILE).is_file()
+        for entry in listing.entries
+        if not entry.name.startswith(".") and os.path.lexists(entry / SKILL_FILE)
     ]
 
 

@@ -29,6 +29,7 @@ class SkillSettings(NamedTuple):
 class SkillFolder(NamedTuple):
     path: Path  # a folder of skill folders
     origin: str  # "project" or "user": whose it is, as the user reads it
+    root: Path | None = None  # what its files must lie inside (None: the user's own folder)
 
 
 def skill_folders(
@@ -40,9 +41,9 @@ def skill_folders(
         return ()
     folders: list[SkillFolder] = []
     if settings.project:
-        folders.append(SkillFolder(workspace / ".heron" / "skills", "project"))
+        folders.append(SkillFolder(workspace / ".heron" / "skills", "project", workspace))
     if settings.shared in ("project", "all"):
-        folders += [SkillFolder(workspace / name, "project") for name in SHARED_FOLDERS]
+        folders += [SkillFolder(workspace / name, "project", workspace) for name in SHARED_FOLDERS]
     if settings.user:
         folders.append(SkillFolder(heron_home / "skills", "user"))
     if settings.shared == "all":

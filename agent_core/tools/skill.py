@@ -54,7 +54,7 @@ class SkillTool:
         catalog = self._catalog()
         skill = catalog.get(arguments.name)
         if skill is None:
-            blocked = [f for f in catalog.left_out if f.path.parent.name == arguments.name]
+            blocked = [f for f in catalog.left_out if f.skill == arguments.name]
             if blocked:
                 raise ToolError(f"The skill {arguments.name} was left out: {blocked[0].reason}.")
             names = ", ".join(s.name for s in catalog.skills) or "none"
