@@ -2,8 +2,8 @@
 
 It asks through the ``Approver`` port when the policy says so, with the reason on the question,
 and remembers "always" answers: edits for the session, by switching to ``accept-edits``;
-commands by their parsed prefixes, MCP tools by name and web requests by host (or search
-backend), per workspace and across restarts, through a ``RuleStore``.
+commands by their parsed prefixes, MCP tools by name, web requests by host (or search
+backend) and memory writes as one, per workspace and across restarts, through a ``RuleStore``.
 
 The policy (and the command grammar behind it) is imported where it is used, not here: a
 session is built on ``session/new``, which should not wait for it; it loads with the tools.
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from agent_core.safety.policy import Action
 
 Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
-RuleCategory = Literal["commands", "tools", "web"]  # web: hosts, search backends
+RuleCategory = Literal["commands", "tools", "web", "memory"]  # web: hosts, search backends
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ class Permissions:
 
     async def _remember(self, action: Action, outcome: ApprovalOutcome) -> None:
         from agent_core.safety.judge import judge
-        from agent_core.safety.policy import Command, Edit, ToolUse, WebAccess
+        from agent_core.safety.policy import MEMORY, Command, Edit, MemoryWrite, ToolUse, WebAccess
 
         if outcome.decision not in ("allow_always", "reject_always"):
             return
@@ -140,6 +140,8 @@ class Permissions:
             )
         elif isinstance(action, WebAccess):
             problems.append(self.rules.remember(action.site, allow=outcome.allowed, category="web"))
+        elif isinstance(action, MemoryWrite):
+            problems.append(self.rules.remember(MEMORY, allow=outcome.allowed, category="memory"))
         elif isinstance(action, Edit) and action.inside_roots:
             if outcome.allowed:
                 await self.set_mode("accept-edits")
@@ -163,6 +165,7 @@ def options_for(action: Action, *, always: bool | None = None) -> tuple[Option, 
     from agent_core.safety.policy import (
         Command,
         Edit,
+        MemoryWrite,
         ToolUse,
         WebAccess,
         may_remember,
@@ -192,6 +195,11 @@ def options_for(action: Action, *, always: bool | None = None) -> tuple[Option, 
                 "Allow all edits this session",
                 "Reject all edits this session",
             )
+        case MemoryWrite() if always:
+            always_allow, always_reject = (
+                "Always allow memory writes here",
+                "Always reject memory writes here",
+            )
         case _:
             return once
     return (
@@ -208,6 +216,8 @@ def category_of(action: Action) -> RuleCategory:
 
     if isinstance(action, policy.ToolUse):
         return "tools"
+    if isinstance(action, policy.MemoryWrite):
+        return "memory"
     return "web" if isinstance(action, policy.WebAccess) else "commands"
 
 
@@ -222,5 +232,6 @@ def _what(action: Action) -> str:
         policy.Script: "script",
         policy.Unconfined: "run outside the sandbox",
         policy.LeavePlanMode: "plan",
+        policy.MemoryWrite: "memory write",
     }
     return names[type(action)]

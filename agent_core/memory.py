@@ -7,8 +7,12 @@ replaces and removes from, and which the user may edit by hand. A session's syst
 carries the files as they were when it started (so its cached prefix stays byte-stable);
 a write reaches the disk at once and the next session's prompt.
 
-Everything written is screened first: text that reads like a prompt injection or holds a
-secret (an API key, a token) is refused, since it would reach every later system prompt.
+A change is proposed first (``propose``: the file as it would be, nothing written), shown and
+approved (``safety.policy.MemoryWrite``), then written (``write``). Every proposal is screened
+as the whole file it would make, not entry by entry, since later prompts read the entries run
+together: a file that reads like a prompt injection (``safety.injection``) or holds a secret,
+whole or split over entries (``safety.secrets.secret_in_text``), is refused, and why goes back
+to the model. The prompt's snapshot screens the files again, for what was written by hand.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ from agent_core.atomic import write_atomically
 from agent_core.config import Settings
 from agent_core.errors import ToolError
 from agent_core.safety.injection import screen
-from agent_core.safety.secrets import secret_value
+from agent_core.safety.secrets import secret_in_text
 
 Kind = Literal["notes", "user"]
+Action = Literal["add", "replace", "remove"]
 FILES: dict[Kind, str] = {"notes": "notes.md", "user": "user.md"}
 ABOUT: dict[Kind, str] = {
     "notes": "Notes you keep about your work",
@@ -33,8 +38,9 @@ ABOUT: dict[Kind, str] = {
 
 @dataclass(frozen=True)
 class Change:
+    kind: Kind
     path: Path
-    old: str
+    old: str  # the file as it was read when the change was proposed
     new: str
 
 
@@ -52,23 +58,46 @@ class Memory:
         except (FileNotFoundError, NotADirectoryError):  # nothing remembered yet
             return ""
 
-    def add(self, kind: Kind, text: str) -> Change:
-        entry = _entry(text)
-        old = self.read(kind)
-        return self._write(kind, old, [*_entries(old), entry])
-
-    def replace(self, kind: Kind, match: str, text: str) -> Change:
+    def propose(self, kind: Kind, action: Action, text: str = "", match: str = "") -> Change:
+        """What ``action`` would make of ``kind``'s file, screened whole; nothing is written.
+        Raises ``ToolError`` with what is wrong: an entry not found, the cap, the screens."""
         old = self.read(kind)
         entries = _entries(old)
-        index = _find(entries, match, kind)
-        entries[index] = _entry(text)
-        return self._write(kind, old, entries)
+        if action == "add":
+            entries.append(_entry(text))
+        elif not match:
+            raise ToolError(f"{action} needs match: a part of the entry meant.")
+        elif action == "replace":
+            entries[_find(entries, match, kind)] = _entry(text)
+        else:
+            del entries[_find(entries, match, kind)]
+        new = "".join(f"- {entry}\n" for entry in entries)
+        limit = self._limits[kind]
+        if len(new) > limit:
+            raise ToolError(
+                f"{FILES[kind]} would be {len(new):,} characters, over its {limit:,} limit: "
+                "replace or remove entries first."
+            )
+        problem = refusal(new)
+        if problem and not (action == "remove" and refusal(old)):  # removing only helps then
+            raise ToolError(
+                f"Not remembered: with this change {FILES[kind]}, read as a whole (as later "
+                f"system prompts carry it), {problem.removeprefix('it ')}."
+            )
+        return Change(kind, self.path(kind), old, new)
 
-    def remove(self, kind: Kind, match: str) -> Change:
-        old = self.read(kind)
-        entries = _entries(old)
-        del entries[_find(entries, match, kind)]
-        return self._write(kind, old, entries)
+    def write(self, change: Change) -> None:
+        """Write a proposed change, unless the file changed since it was proposed."""
+        if self.read(change.kind) != change.old:
+            raise ToolError(
+                f"Not remembered: {FILES[change.kind]} changed meanwhile. Propose it again."
+            )
+        try:
+            write_atomically(change.path, change.new.encode("utf-8"))
+        except OSError as exc:
+            raise ToolError(
+                f"Not remembered: {self.folder} cannot be written ({exc.strerror})."
+            ) from exc
 
     def snapshot(self) -> tuple[str, list[tuple[Path, str]]]:
         """The prompt's memory section as the files are now, and the files left out (why)."""
@@ -82,7 +111,7 @@ class Memory:
                 continue
             if not text:
                 continue
-            if problem := screen(text):
+            if problem := refusal(text):
                 left_out.append((self.path(kind), problem))
                 continue
             limit = self._limits[kind]
@@ -90,22 +119,15 @@ class Memory:
             sections.append(f"## {ABOUT[kind]} ({kind})\n{shown}")
         return "\n\n".join(sections), left_out
 
-    def _write(self, kind: Kind, old: str, entries: list[str]) -> Change:
-        """``old``: the file's text the entries were read from (shown as the diff's before)."""
-        new = "".join(f"- {entry}\n" for entry in entries)
-        limit = self._limits[kind]
-        if len(new) > limit:
-            raise ToolError(
-                f"{FILES[kind]} would be {len(new):,} characters, over its {limit:,} limit: "
-                "replace or remove entries first."
-            )
-        try:
-            write_atomically(self.path(kind), new.encode("utf-8"))
-        except OSError as exc:
-            raise ToolError(
-                f"Not remembered: {self.folder} cannot be written ({exc.strerror})."
-            ) from exc
-        return Change(self.path(kind), old, new)
+
+def refusal(text: str) -> str | None:
+    """Why ``text`` must not be kept in memory (it reaches every later system prompt), or None:
+    it reads like a prompt injection, or it holds a secret."""
+    if problem := screen(text):
+        return problem
+    if kind := secret_in_text(text):
+        return f"it holds {kind}, which must not be kept in memory"
+    return None
 
 
 def _entries(text: str) -> list[str]:
@@ -118,10 +140,8 @@ def _entry(text: str) -> str:
     entry = " ".join(text.split())
     if not entry:
         raise ToolError("An empty entry: say what to remember.")
-    if problem := screen(entry):
+    if problem := refusal(entry):
         raise ToolError(f"Not remembered: {problem}.")
-    if kind := secret_value(entry):
-        raise ToolError(f"Not remembered: it holds {kind}, which must not be kept in memory.")
     return entry
 
 

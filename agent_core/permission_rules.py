@@ -1,8 +1,10 @@
 """Remembered "always" answers, per workspace, in ``$HERON_HOME/permissions.json``.
 
 The file maps a workspace root to what the user always allows or rejects there: command prefixes
-(``allow_commands``, ``reject_commands``), MCP tools (``allow_tools``, ``reject_tools``) and web
-hosts or search backends (``allow_web``, ``reject_web``).
+(``allow_commands``, ``reject_commands``), MCP tools (``allow_tools``, ``reject_tools``), web
+hosts or search backends (``allow_web``, ``reject_web``), and memory writes (``allow_memory`` or
+``reject_memory`` holding ``"writes"``: the memory is the user's, but whether a workspace's
+sessions may write it without asking is answered per workspace, like the rest).
 It is re-read on every check, so an answer given in one editor window applies in the others, and
 written atomically, so a crash never leaves half a file. An answer that cannot be written (a full
 disk, a ``$HERON_HOME`` that cannot be written) still holds for this store's session, and

@@ -14,15 +14,19 @@ from agent_core.permission_rules import JsonRuleStore
 from agent_core.safety.paths import hard_linked, protected_reason
 from agent_core.safety.policy import (
     EDITS,
+    LASTING,
+    MEMORY,
     RULES,
     Action,
     Command,
     Edit,
     LeavePlanMode,
+    MemoryWrite,
     Script,
     ToolUse,
     Unconfined,
     decide,
+    may_remember,
     rule_for,
     situation_of,
 )
@@ -34,6 +38,7 @@ LINKED = Edit(Path("/w/linked.txt"), True, hard_linked=True)
 MCP_WRITE = ToolUse("mcp__db__insert", "db: insert")
 MCP_READ = ToolUse("mcp__db__query", "db: query", read_only=True)
 RERUN = Unconfined("npm install -g x", "it wrote outside the workspace")
+REMEMBER = MemoryWrite("user.md")
 MODES: tuple[Mode, ...] = ("ask", "accept-edits", "plan", "full-access")
 
 CASES: list[tuple[Mode, Action, str]] = [
@@ -79,6 +84,12 @@ CASES: list[tuple[Mode, Action, str]] = [
     ("ask", Script(), "ask"),
     ("accept-edits", Script(), "ask"),
     ("full-access", Script(), "allow"),
+    # Memory outlives the session: it asks in plan mode (which never writes it unasked), in
+    # ask mode, and in accept-edits (it is no workspace file); full access writes it.
+    ("plan", REMEMBER, "ask"),
+    ("ask", REMEMBER, "ask"),
+    ("accept-edits", REMEMBER, "ask"),
+    ("full-access", REMEMBER, "allow"),
 ]
 
 
@@ -93,6 +104,22 @@ def test_every_rule_of_the_table_is_exercised() -> None:
     hit.add(rule_for(situation_of("ask", Command("x"), frozenset({"x"}), frozenset(), True))[0])
     hit.add(rule_for(situation_of("ask", Command("x"), frozenset(), frozenset(), False))[0])
     assert hit == {name for name, *_ in RULES}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memory_writes_always_allowed_here_run_except_in_plan_mode(mode: Mode) -> None:
+    always = frozenset({MEMORY})
+    if mode == "plan":
+        assert decide(mode, REMEMBER, allowed=always) == ("ask", LASTING)
+        situation = situation_of(mode, REMEMBER, always, frozenset(), True)
+        assert not may_remember(situation)  # "always" would not hold here: not offered
+    else:
+        assert decide(mode, REMEMBER, allowed=always) == ("allow", None)
+    rejected = decide(mode, REMEMBER, rejected=always)
+    assert rejected == ("deny", "the user always rejects memory writes here")
+    if mode != "full-access":
+        assert decide(mode, REMEMBER) == ("ask", LASTING)  # the question says why
+    assert decide(mode, REMEMBER, allowed=frozenset({"pytest"}))[0] == decide(mode, REMEMBER)[0]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -137,6 +164,12 @@ def test_options_offer_always_only_where_it_can_be_kept() -> None:
     assert [o.kind for o in options_for(RERUN)] == ["allow_once", "reject_once"]
     assert options_for(INSIDE)[1].name == "Allow all edits this session"
     assert options_for(MCP_WRITE)[1].name == "Always allow db: insert here"
+    assert [o.name for o in options_for(REMEMBER)] == [
+        "Allow",
+        "Always allow memory writes here",
+        "Reject",
+        "Always reject memory writes here",
+    ]
     assert len(options_for(INSIDE, always=False)) == 2
 
 
@@ -241,3 +274,38 @@ def test_a_file_with_another_hard_link_is_told_apart(tmp_path: Path) -> None:
     os.link(linked, tmp_path / "elsewhere.txt")
     assert not hard_linked(alone) and hard_linked(linked)
     assert not hard_linked(tmp_path / "missing.txt")
+
+
+@pytest.mark.anyio
+async def test_always_allowing_memory_is_kept_for_the_workspace_and_not_in_plan_mode(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "permissions.json"
+    user = Recording("allow_always")
+    permissions = Permissions("ask", user, JsonRuleStore(file, Path("/w")), _nothing)
+    assert await permissions.check(REMEMBER, ApprovalRequest("c", "Add", "edit")) is None
+    assert JsonRuleStore(file, Path("/w")).allowed("memory") == {MEMORY}
+    assert JsonRuleStore(file, Path("/w")).allowed("tools") == set()
+    assert JsonRuleStore(file, Path("/w/other")).allowed("memory") == set()
+    later = Permissions("accept-edits", user, JsonRuleStore(file, Path("/w")), _nothing)
+    assert await later.check(REMEMBER, ApprovalRequest("d", "Add", "edit")) is None
+    assert len(user.asked) == 1  # asked once, in the first session
+    planning = Permissions("plan", user, JsonRuleStore(file, Path("/w")), _nothing)
+    assert await planning.check(REMEMBER, ApprovalRequest("e", "Add", "edit")) is None
+    (*_, asked) = user.asked
+    assert [o.kind for o in asked.options] == ["allow_once", "reject_once"]
+    assert f"Asking because {LASTING}." in [getattr(c, "text", "") for c in asked.content]
+
+
+@pytest.mark.anyio
+async def test_rejecting_memory_for_good_refuses_it_in_every_mode(tmp_path: Path) -> None:
+    file = tmp_path / "permissions.json"
+    user = Recording("reject_always")
+    permissions = Permissions("ask", user, JsonRuleStore(file, Path("/w")), _nothing)
+    refusal = await permissions.check(REMEMBER, ApprovalRequest("c", "Add", "edit"))
+    assert refusal == "The user rejected this memory write."
+    for mode in MODES:
+        later = Permissions(mode, user, JsonRuleStore(file, Path("/w")), _nothing)
+        refusal = await later.check(REMEMBER, ApprovalRequest("d", "Add", "edit"))
+        assert refusal == "Refused: the user always rejects memory writes here."
+    assert len(user.asked) == 1

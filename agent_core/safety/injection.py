@@ -11,7 +11,12 @@ eye sees through but a pattern does not (and, like the eye, ignores case and lin
   ``decancer_py`` (bindings of the decancer library, which follows Unicode's confusables data),
   imported only when the text is not plain ASCII, so most files never load it;
 - letters spelled out one by one (``i g n o r e  p r e v i o u s``): read again with the
-  spaces taken out, near each such run only, so ordinary prose is never squashed together.
+  spaces taken out, near each such run only, so ordinary prose is never squashed together;
+- Markdown, which a reader sees through (``Ignore *all previous* instructions``, a phrase split
+  over two list items, headings or quoted lines, links, inline HTML): the phrases are looked for
+  a second time in the plain form (``plain_form``), with the marks taken out. Marks only ever
+  join words a reader already reads together, so this makes no ordinary prose suspect; the
+  first reading, with the marks kept, still sees ``<|im_start|>`` and its kin.
 
 Text in another language is not suspect for that: Greek or Russian prose folds into Latin
 letters that spell no English phrase. Characters that can hide text outright (Unicode tags,
@@ -50,12 +55,28 @@ INVISIBLE = re.compile(
 SPELLED_OUT = re.compile(r"(?<![a-z0-9])(?:[a-z][^a-z0-9]{1,3}){3,}[a-z](?![a-z0-9])")
 SPELLED_CONTEXT = 40  # characters either side of a spelled-out run read with it
 
+# Markdown's marks, which the plain form takes out. What starts a line: quote markers, headings,
+# list bullets and numbers, task boxes (any of them nested) ...
+LINE_MARKS = re.compile(
+    r"^[ \t]*(?:(?:>|#{1,6}|[-*+]|\d{1,9}[.)]|\[[ xX]\])(?=\s|$)[ \t]*)+", re.MULTILINE
+)
+# ... lines of marks only: rules, a heading's underline, a table's separator, a code fence ...
+MARK_LINE = re.compile(r"^[-=*_#>|:+~` \t]*$", re.MULTILINE)
+# ... and inline: HTML comments and tags, a link's target (its text stays), escapes, then the
+# emphasis, strike-through, code, bracket, quote and table marks.
+COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
+ESCAPE = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
+INLINE_MARKS = dict.fromkeys(map(ord, '*_~`[]()"\u201c\u201d\u00ab\u00bb'), None) | {ord("|"): " "}
+
 
 def screen(text: str) -> str | None:
     """Why ``text`` must not reach the model as instructions, or None."""
     if INVISIBLE.search(text.lstrip("\ufeff")):
         return "it contains invisible Unicode characters that can hide instructions"
-    if found := _phrase(normal_form(text)):
+    composed = _composed(text)
+    if found := _phrase(_folded(composed)) or _phrase(_folded(_unmarked(composed))):
         return f"it looks like a prompt injection ({found!r})"
     return None
 
@@ -63,10 +84,31 @@ def screen(text: str) -> str | None:
 def normal_form(text: str) -> str:
     """``text`` as it reads: compatibility forms composed, format characters dropped, lookalike
     letters folded to Latin, lower case, each run of whitespace one space."""
+    return _folded(_composed(text))
+
+
+def plain_form(text: str) -> str:
+    """The normal form with Markdown's marks taken out: what a reader of the rendered text
+    reads, line breaks and list items run together."""
+    return _folded(_unmarked(_composed(text)))
+
+
+def _composed(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     hidden = {c for c in set(text) if unicodedata.category(c) == "Cf"}
     if hidden:
         text = text.translate(dict.fromkeys(map(ord, hidden)))
+    return text
+
+
+def _unmarked(text: str) -> str:
+    text = COMMENT.sub(" ", text)
+    text = MARK_LINE.sub("", LINE_MARKS.sub("", text))
+    text = LINK_TARGET.sub("]", TAG.sub("", text))
+    return ESCAPE.sub("", text).translate(INLINE_MARKS)
+
+
+def _folded(text: str) -> str:
     text = " ".join(text.split())
     if text.isascii():
         return text.lower()

@@ -1,11 +1,11 @@
 """The approval policy: one ordered table. The first rule that applies to an action decides
 whether it runs, asks, or is refused.
 
-The order is the point. Plan mode refuses every change first, so nothing below can make it
-write; then what touches protected paths, reaches outside the workspace, or is dangerous or
-unreadable asks, whatever the mode and whatever was remembered; only then do the modes and the
-remembered answers decide. ``decide`` is pure, and ``tests/test_policy.py`` walks the table
-case by case.
+The order is the point. After the question that leaves plan mode, remembered rejections refuse;
+plan mode refuses every change next (a memory write asks there, see ``MemoryWrite``), so
+nothing below can make it write; then what touches protected paths, reaches outside the
+workspace, or is dangerous or unreadable asks, whatever the mode and whatever was remembered;
+only then do the modes and the remembered answers decide. ``decide`` is pure, and ``tests/test_approvals.py`` walks the table case by case.
 """
 
 from __future__ import annotations
@@ -71,7 +71,19 @@ class LeavePlanMode:
     pass
 
 
-Action = Edit | Command | ToolUse | WebAccess | Script | Unconfined | LeavePlanMode
+@dataclass(frozen=True)
+class MemoryWrite:
+    """A change to the agent's memory (``agent_core.memory``). It is not a workspace file: no
+    checkpoint covers it, the editor does not review it, and it outlives the session, in every
+    later session's system prompt in every workspace. So it asks in plan mode (which never
+    writes it without a question, "always" or not), in ask mode, and in accept-edits (which
+    applies the workspace's edits, not this); full access writes it, as it runs everything it
+    is not warned about. "Always" answers about it are kept per workspace (``MEMORY``)."""
+
+    file: str  # as the user reads it: notes.md, user.md
+
+
+Action = Edit | Command | ToolUse | WebAccess | Script | Unconfined | LeavePlanMode | MemoryWrite
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,8 @@ class Situation:
 
 
 EDITS = "(edits)"  # in ``rejected``: the user rejected edits for the rest of the session
+MEMORY = "writes"  # in the memory category's ``allowed``/``rejected``: memory writes here
+LASTING = "memory outlives this session: later sessions read it in their system prompt"
 PLAN = "plan mode is read-only: leave it (switch_mode) before changing anything"
 NO_SANDBOX = "there is no sandbox here, so commands ask first"
 
@@ -103,18 +117,24 @@ RULES: tuple[Rule, ...] = (
         "ask",
         lambda s: None,
     ),
+    (
+        "remembered rejections refuse",
+        lambda s: s.remembered == "reject",
+        "deny",
+        lambda s: s.rejection,
+    ),
+    (  # what outlives the session is never written in plan mode without a question
+        "memory asks in plan mode",  # "always" answers do not hold here
+        lambda s: s.mode == "plan" and isinstance(s.action, MemoryWrite),
+        "ask",
+        lambda s: LASTING,
+    ),
     ("plan mode changes nothing", lambda s: s.mode == "plan" and s.writes, "deny", lambda s: PLAN),
     (
         "running outside the sandbox asks",
         lambda s: isinstance(s.action, Unconfined),
         "ask",
         lambda s: s.action.refusal if isinstance(s.action, Unconfined) else None,
-    ),
-    (
-        "remembered rejections refuse",
-        lambda s: s.remembered == "reject",
-        "deny",
-        lambda s: s.rejection,
     ),
     ("protected paths ask", lambda s: s.protected is not None, "ask", lambda s: s.protected),
     ("outside the workspace asks", lambda s: s.outside is not None, "ask", lambda s: s.outside),
@@ -125,15 +145,22 @@ RULES: tuple[Rule, ...] = (
         "ask",
         lambda s: NO_SANDBOX,
     ),
+    # Memory too: full access is the mode without prompts (the memory screens still refuse).
     ("full access runs", lambda s: s.mode == "full-access", "allow", lambda s: None),
     ("remembered approvals run", lambda s: s.remembered == "allow", "allow", lambda s: None),
-    (
+    (  # the workspace's files, which checkpoints cover and the editor shows; not memory
         "accept-edits applies edits",
         lambda s: s.mode == "accept-edits" and isinstance(s.action, Edit),
         "allow",
         lambda s: None,
     ),
     ("read-only commands run", lambda s: s.read_only_command, "allow", lambda s: None),
+    (  # in ask and accept-edits: no checkpoint covers memory, every later session reads it
+        "memory asks",
+        lambda s: isinstance(s.action, MemoryWrite),
+        "ask",
+        lambda s: LASTING,
+    ),
     ("everything else asks", lambda s: True, "ask", lambda s: None),
 )
 
@@ -162,7 +189,10 @@ def rule_for(situation: Situation) -> Rule:
 
 
 def may_remember(situation: Situation) -> bool:
-    """Whether an "always" answer could be kept: not for what asks in every mode."""
+    """Whether an "always" answer could be kept: not for what asks in every mode, nor for a
+    memory write in plan mode, which asks whatever was answered before."""
+    if situation.mode == "plan" and isinstance(situation.action, MemoryWrite):
+        return False
     return (
         situation.protected is None
         and situation.outside is None
@@ -233,5 +263,9 @@ def situation_of(
             )
         case Script():
             return Situation(mode, action, True, runs_code=True, sandboxed=sandboxed)
+        case MemoryWrite():
+            remembered = "reject" if MEMORY in rejected else "allow" if MEMORY in allowed else None
+            rejection = "the user always rejects memory writes here"
+            return Situation(mode, action, True, remembered=remembered, rejection=rejection)
         case Unconfined() | LeavePlanMode():
             return Situation(mode, action, True)

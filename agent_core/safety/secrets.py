@@ -6,6 +6,9 @@ value (a URL with a password, a token in a well-known format). ``scrub`` splits 
 into what children may see and what they may not; ``[terminal] keep_environment`` is the
 explicit way back for a name. ``Redactor`` replaces the values Heron knows to be secret (its
 provider keys and whatever it scrubbed) wherever they turn up in text it stores or logs.
+``secret_in_text`` finds a secret in text Heron is asked to keep (memory), in the forms a reader
+sees through: compatibility characters (fullwidth ``ｓｋ-``) composed, invisible ones dropped,
+and a value split over lines or list entries read whole.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from urllib.parse import quote
 
 # A name is a secret when one of its words (split on _ . -) is one of these…
@@ -67,6 +72,35 @@ SECRET_VALUES: tuple[tuple[str, str], ...] = (
 )
 _SECRET_VALUES = tuple((re.compile(pattern), kind) for pattern, kind in SECRET_VALUES)
 MIN_REDACTED = 8  # shorter values are too likely to occur by chance to be replaced everywhere
+# What a line of text may start with (list bullets and numbers, quote markers) and what may
+# wrap a piece of a value (code marks, quotes, emphasis), left out when lines are joined.
+LINE_START = re.compile(r"^\s*(?:(?:[-*+>]|\d{1,9}[.)])\s+)*")
+WRAPPING = " \t`'\"*"
+WORD = re.compile(r"\w")
+SCHEME = re.compile(r"[\w+.-]")  # what a URL's scheme is made of
+
+
+@dataclass(frozen=True)
+class _Joinable:
+    """A value pattern read over lines joined without a break: its anchors hold where a line
+    was joined to the one before, ``\\b`` at a word's edge, and ``^`` (a whole value, such as a
+    URL with a password) wherever the value starts in running text; its spaces may be lost."""
+
+    core: re.Pattern[str]  # the pattern without its anchors
+    start: str  # "^", "\\b" or ""
+    end: bool  # it ends with \\b
+    kind: str
+
+
+def _joinable(pattern: str, kind: str) -> _Joinable:
+    start = next((a for a in ("^", r"\b") if pattern.startswith(a)), "")
+    end = pattern.endswith(r"\b")
+    core = pattern[len(start) : len(pattern) - 2 if end else len(pattern)]
+    core = re.sub(r" (?![^\[]*\])", " ?", core)  # a space may be lost where a line was cut
+    return _Joinable(re.compile(core), start, end, kind)
+
+
+_JOINABLE = tuple(_joinable(pattern, kind) for pattern, kind in SECRET_VALUES)
 
 
 def secret_name(name: str) -> bool:
@@ -82,6 +116,36 @@ def secret_value(value: str) -> str | None:
     for pattern, kind in _SECRET_VALUES:
         if pattern.search(value):
             return kind
+    return None
+
+
+def secret_in_text(text: str) -> str | None:
+    """What kind of secret ``text`` holds, or None: read in its NFKC form with format
+    characters dropped, its lines joined without a break (their bullets, quote markers and code
+    marks left out), so a value split over lines or list entries is found whole."""
+    composed = unicodedata.normalize("NFKC", text)
+    hidden = {c for c in set(composed) if unicodedata.category(c) == "Cf"}
+    if hidden:
+        composed = composed.translate(dict.fromkeys(map(ord, hidden)))
+    pieces = [LINE_START.sub("", line).strip(WRAPPING) for line in composed.splitlines()]
+    return _secret_over(pieces)
+
+
+def _secret_over(pieces: Sequence[str]) -> str | None:
+    joined = "".join(pieces)
+    junctions = {0, *accumulate(len(piece) for piece in pieces)}
+    for pattern in _JOINABLE:
+        position = 0
+        while found := pattern.core.search(joined, position):
+            start, end = found.span()
+            starts = pattern.start == "" or start in junctions
+            if not starts:
+                before = SCHEME if pattern.start == "^" else WORD
+                starts = not before.match(joined[start - 1])
+            ends = not pattern.end or end in junctions or not WORD.match(joined[end : end + 1])
+            if starts and ends:
+                return pattern.kind
+            position = start + 1
     return None
 
 

@@ -1,4 +1,9 @@
-"""``memory``: what the agent keeps for later sessions (``agent_core.memory``)."""
+"""``memory``: what the agent keeps for later sessions (``agent_core.memory``).
+
+A change is shown as a diff and goes through the approval policy like an edit, as a
+``MemoryWrite``: memory outlives the session, so it asks in ask, plan and accept-edits modes
+unless the user always allows it here (never in plan mode); it is written only once allowed.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import DiffContent, ToolCallUpdated, ToolKind
 from agent_core.memory import FILES, Memory
+from agent_core.safety.policy import MemoryWrite
 from agent_core.tools.base import ToolContext
 
 
@@ -45,16 +52,14 @@ class MemoryTool:
         return f"{action} {arguments.get('file', 'memory')} memory"
 
     async def run(self, arguments: MemoryArguments, context: ToolContext) -> str:
-        memory, kind = self._memory, arguments.file
-        if arguments.action == "add":
-            change = memory.add(kind, arguments.text)
-        elif not arguments.match:
-            raise ToolError(f"{arguments.action} needs match: a part of the entry meant.")
-        elif arguments.action == "replace":
-            change = memory.replace(kind, arguments.match, arguments.text)
-        else:
-            change = memory.remove(kind, arguments.match)
+        kind, action = arguments.file, arguments.action
+        change = self._memory.propose(kind, action, arguments.text, arguments.match)
         diff = DiffContent(str(change.path), change.old or None, change.new)
         await context.report(ToolCallUpdated(context.call_id, content=(diff,)))
+        title = f"{action.capitalize()} {'an entry of' if action != 'add' else 'to'} {FILES[kind]}"
+        request = ApprovalRequest(context.call_id, f"{title} (memory)", "edit", content=(diff,))
+        if refusal := await context.permissions.check(MemoryWrite(FILES[kind]), request):
+            raise ToolError(refusal)
+        self._memory.write(change)
         entries = change.new.count("\n")
         return f"{FILES[kind]} now has {entries} entr{'y' if entries == 1 else 'ies'}."
