@@ -82,7 +82,9 @@ class _SessionWiring:
         from agent_core.approvals import Permissions
         from agent_core.checkpoints.session import session_checkpoints
         from agent_core.config import scrubbed_environment
+        from agent_core.diagnostics.launching import ServerLauncher
         from agent_core.diagnostics.pool import LanguageServerDiagnostics
+        from agent_core.diagnostics.servers import finder, safe_search_path
         from agent_core.mcp.connection import Timeouts
         from agent_core.mcp.pool import McpServers
         from agent_core.mcp.servers import merge
@@ -158,14 +160,27 @@ class _SessionWiring:
         self.checkpoints = session_checkpoints(
             settings.checkpoints, settings.home, setup.cwd, setup.session_id, environment.kept
         )
+        roots = (setup.cwd, *setup.additional_directories)
+        search_path = environment.kept.get("PATH", "")
         self.language_servers = LanguageServerDiagnostics(
             language_servers,
             setup.session_id,
             setup.cwd,
             settings.diagnostics.servers,
-            self.launch_language_server,
+            ServerLauncher(
+                roots,
+                sandbox=settings.sandbox,
+                unconfined=settings.diagnostics.unconfined,
+                networked=settings.diagnostics.networked,
+                search_path=safe_search_path(search_path, roots),
+                home=Path.home(),
+                heron_home=settings.home,
+                scrubbed=tuple(environment.removed),
+                log_file=settings.log_dir / "language-servers.log",
+            ),
             (settings.diagnostics.wait, settings.diagnostics.first_wait),
             self.warn,
+            finder(search_path, roots),
         )
         self.diagnostics = self._diagnostics(client)
         self.memory = memory_of(settings)  # None when turned off
@@ -187,14 +202,6 @@ class _SessionWiring:
             editor = EditorDiagnostics(self.connection, self.setup.session_id, settings.wait)
             sources.insert(0, editor)
         return Diagnostics(FirstAnswer(sources), settings.warnings, settings.max_shown)
-
-    def launch_language_server(self, argv: list[str]) -> list[str]:
-        """A language server's command line: outside the sandbox like an MCP server (secrets
-        unset, tied to Heron's life), its stderr in the log folder."""
-        from agent_core.diagnostics.pool import with_stderr_to
-
-        log_file = self.settings.log_dir / "language-servers.log"
-        return with_stderr_to(self.sandbox.unconfined(argv).argv, log_file)
 
     async def warn(self, title: str, description: str) -> None:
         from agent_core.events import NoticeRaised

@@ -90,6 +90,10 @@ class DiagnosticsSettings(NamedTuple):
     first_wait: float = 8.0  # the same, when the server must start first
     max_shown: int = 20  # diagnostics listed per file
     servers: tuple[LanguageServerSpec, ...] = ()  # [diagnostics.servers.<name>]
+    # Servers run in the sandbox (workspace read-only, no network); these names, from the user's
+    # own config.toml, run outside it (confined = false) or keep the network (network = true).
+    unconfined: frozenset[str] = frozenset()
+    networked: frozenset[str] = frozenset()
 
 
 class DelegationSettings(NamedTuple):
@@ -363,11 +367,20 @@ def _diagnostics(table: dict[str, Any]) -> DiagnosticsSettings:
     if not all(isinstance(value, bool) for value in flags.values()):
         raise ConfigError("config.toml: [diagnostics] enabled and warnings must be true or false")
     servers: list[LanguageServerSpec] = []
+    exceptions: dict[str, set[str]] = {"confined": set(), "network": set()}
     listed = _table(table, "servers", "[diagnostics.servers]")
     for name in listed:
         label = f"[diagnostics.servers.{name}]"
         section = _table(listed, name, label)
+        for key, names in exceptions.items():  # confined = false; network = true
+            value = section.get(key, key == "confined")
+            if not isinstance(value, bool):
+                raise ConfigError(f"config.toml: {label} {key} must be true or false")
+            if value != (key == "confined"):
+                names.add(name)
         command, extensions = _strings(section, "command"), _strings(section, "extensions")
+        if not command and not extensions:
+            continue  # only how a default server of this name runs
         if not command or not extensions:
             raise ConfigError(f"config.toml: {label} needs command and extensions")
         dotted = frozenset(e if e.startswith(".") else f".{e}" for e in extensions)
@@ -379,6 +392,8 @@ def _diagnostics(table: dict[str, Any]) -> DiagnosticsSettings:
         first_wait=_number(table, "first_wait", defaults.first_wait, minimum=0.05),
         max_shown=int(_number(table, "max_shown", defaults.max_shown, minimum=1)),
         servers=tuple(servers),
+        unconfined=frozenset(exceptions["confined"]),
+        networked=frozenset(exceptions["network"]),
     )
 
 

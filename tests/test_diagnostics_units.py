@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from acp_server.bridge.diagnostics import from_editor_diagnostics
+from agent_core.diagnostics.launching import ServerLaunch
 from agent_core.diagnostics.model import Diagnostic, Diagnostics, Findings, new_problems, render
 from agent_core.diagnostics.pool import LanguageServerDiagnostics, ServerPool
 from agent_core.diagnostics.servers import LanguageServerSpec, available
@@ -97,8 +98,14 @@ async def test_sessions_of_a_workspace_share_a_server_that_stops_with_the_last(
         told.append(title)
 
     spec = LanguageServerSpec("ruff", tuple(RUFF), frozenset({".py"}))
+
+    def launch(spec: LanguageServerSpec) -> ServerLaunch:
+        return ServerLaunch(list(spec.command), lambda: None)
+
     sessions = [
-        LanguageServerDiagnostics(pool, name, tmp_path, (spec,), list, (5.0, 20.0), notify)
+        LanguageServerDiagnostics(
+            pool, name, tmp_path, (spec,), launch, (5.0, 20.0), notify, lambda _: None
+        )
         for name in ("one", "two")
     ]
     for session in sessions:

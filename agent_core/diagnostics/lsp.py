@@ -10,6 +10,8 @@ file a configured server covers, never on the start-up path (pygls and lsprotoco
 from __future__ import annotations
 
 import logging
+import os
+import signal
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -24,6 +26,7 @@ log = logging.getLogger(__name__)
 
 SEVERITIES: dict[int, Severity] = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 QUIET_S = 0.05  # after a published set, how long a second one (a slower check) may take
+SHUTDOWN_S = 1.0  # a stopping server's time to shut down cleanly; then it is killed
 LANGUAGE_IDS = {
     ".py": "python",
     ".pyi": "python",
@@ -74,15 +77,30 @@ class _Client(LanguageClient):
         await start(argv[0], *argv[1:], cwd=str(cwd), start_new_session=True)
 
     def kill(self) -> None:
-        if self._server is not None and self._server.returncode is None:
-            self._server.kill()
+        """SIGKILL to the server's process group (it leads one: ``start_new_session``), so
+        that what it started goes too; a sandbox's whole PID namespace ends with it."""
+        server = self._server
+        if server is None or server.returncode is not None:
+            return
+        try:
+            os.killpg(server.pid, signal.SIGKILL)
+        except OSError:  # not a group leader after all, or gone meanwhile
+            server.kill()
 
 
 class LanguageServer:
     """One server process for one workspace root."""
 
-    def __init__(self, name: str, argv: Sequence[str], root: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        root: Path,
+        on_stop: Callable[[], None] | None = None,
+    ) -> None:
+        """``on_stop``: called once the process is gone (its sandbox tidied up)."""
         self.name, self._argv, self._root = name, list(argv), root
+        self._on_stop = on_stop
         self._client = _Client()
         self._versions: dict[str, tuple[int, str]] = {}  # uri -> (version, text) sent
         self._pull = False
@@ -92,15 +110,20 @@ class LanguageServer:
         return not self._client.stopped
 
     async def start(self, limit: float) -> None:
-        """Start the process and initialize it, within ``limit`` seconds."""
+        """Start the process and initialize it, within ``limit`` seconds. A server that does
+        not get there, or whose wait is cancelled, is killed at once: it never had a session
+        to shut down cleanly."""
         try:
             with anyio.fail_after(limit):
                 await self._client.spawn(self._argv, self._root)
                 result = await self._client.initialize_async(self._initialize_params())
         except (OSError, TimeoutError, RuntimeError) as exc:
-            await self.stop()
+            await self._abandon()
             why = str(exc) or type(exc).__name__
             raise ServerFailed(f"{self.name} did not start: {why}") from exc
+        except BaseException:  # cancelled: the process must not outlive the wait
+            await self._abandon()
+            raise
         self._pull = result.capabilities.diagnostic_provider is not None
         self._client.initialized(types.InitializedParams())
 
@@ -125,17 +148,30 @@ class LanguageServer:
             raise ServerFailed(f"{self.name} stopped: {exc}") from exc
 
     async def stop(self) -> None:
+        """Ask the server to shut down, for at most ``SHUTDOWN_S``, then kill what is left."""
         client = self._client
         if client.stopped:
+            self._stopped()
             return
-        with anyio.move_on_after(2, shield=True):
+        with anyio.move_on_after(SHUTDOWN_S, shield=True):
             try:
                 await client.shutdown_async(None)
                 client.exit(None)
             except Exception as exc:  # noqa: BLE001 - a server that is going away anyway
                 log.debug("%s did not shut down cleanly: %s", self.name, exc)
-            client.kill()  # what did not exit by now
-            await client.stop()
+        await self._abandon()
+
+    async def _abandon(self) -> None:
+        """Kill the process and what it started, and wait (briefly, shielded) for the end."""
+        self._client.kill()
+        with anyio.move_on_after(SHUTDOWN_S, shield=True):
+            await self._client.stop()
+        self._stopped()
+
+    def _stopped(self) -> None:
+        if self._on_stop is not None:
+            done, self._on_stop = self._on_stop, None
+            done()
 
     def _send(self, uri: str, path: Path, text: str) -> int:
         sent = self._versions.get(uri)

@@ -1,9 +1,14 @@
 """The language servers of one Heron process, and a session's view of them.
 
 A server runs once per workspace root and server, shared by every session of that workspace,
-and stops with the last of them. It starts on the first edit of a file it covers; a server
-that cannot start is not tried again for ``RETRY_AFTER_S``, so a missing or broken one costs
+and stops with the last of them. It starts on the first edit of a file it covers, as the
+session's launcher says (in the sandbox: ``diagnostics.launching``); a server that cannot or may
+not start is not tried again for ``RETRY_AFTER_S``, so a missing, refused or broken one costs
 one wait and one notice, not one per edit. pygls is imported with the first server.
+
+No wait here is open-ended: a question to a server (its start included, and the wait for another
+session starting it) has the session's time limit, and a cancelled turn leaves at once (a server
+cancelled while it starts is killed: ``lsp.LanguageServer.start``).
 """
 
 from __future__ import annotations
@@ -17,13 +22,16 @@ from typing import TYPE_CHECKING
 import anyio
 
 from agent_core.diagnostics.model import Diagnostic, Findings
-from agent_core.diagnostics.servers import LanguageServerSpec, available, server_for
+from agent_core.diagnostics.servers import LanguageServerSpec, Which, available, server_for
 
 if TYPE_CHECKING:
+    from agent_core.diagnostics.launching import ServerLaunch
     from agent_core.diagnostics.lsp import LanguageServer
 
 RETRY_AFTER_S = 300.0
-Launcher = Callable[[list[str]], list[str]]  # a server's argv -> as it is run
+LOCK_GRACE_S = 1.5  # past a start's own limit: its failure (killed, recorded) comes first
+# A server as it is run (blocking, called in a worker thread); raises launching.Refused.
+Launcher = Callable[[LanguageServerSpec], "ServerLaunch"]
 Notify = Callable[[str, str], Awaitable[None]]  # (title, description): told once per server
 
 
@@ -48,6 +56,7 @@ class ServerPool:
     ) -> tuple[LanguageServer, bool]:
         """The running server for ``root``, started (within ``limit``) if need be, and whether
         it was started now; raises ``Unavailable``."""
+        from agent_core.diagnostics.launching import Refused
         from agent_core.diagnostics.lsp import LanguageServer, ServerFailed
 
         entry = self._entries.setdefault((root, spec.name), _Entry())
@@ -57,12 +66,20 @@ class ServerPool:
                 return entry.server, False
             if entry.failed is not None and time.monotonic() - entry.failed[0] < RETRY_AFTER_S:
                 raise Unavailable(entry.failed[1])
-            server = LanguageServer(spec.name, launch(list(spec.command)), root)
+            if entry.server is not None:  # ended on its own: tidy up after it
+                await entry.server.stop()
+                entry.server = None
+            try:
+                launched = await anyio.to_thread.run_sync(launch, spec)
+            except Refused as exc:
+                entry.failed = (time.monotonic(), str(exc))
+                raise Unavailable(str(exc)) from exc
+            server = LanguageServer(spec.name, launched.argv, root, launched.done)
             try:
                 await server.start(limit)
             except ServerFailed as exc:
-                entry.failed = (time.monotonic(), str(exc))
-                raise Unavailable(str(exc)) from exc
+                entry.failed = (time.monotonic(), f"{exc}{launched.remedy}")
+                raise Unavailable(entry.failed[1]) from exc
             entry.server, entry.failed = server, None
             return server, True
 
@@ -97,9 +114,11 @@ class LanguageServerDiagnostics:
         launch: Launcher,
         waits: tuple[float, float],  # (a running server, one that starts first)
         notify: Notify,
+        which: Which,  # where servers' programs are found (``servers.finder``)
     ) -> None:
         self._pool, self._session, self._root = pool, session_id, root
         self._configured, self._launch, self._waits = tuple(configured), launch, waits
+        self._which = which
         self._servers: tuple[LanguageServerSpec, ...] | None = None  # found on the first edit
         self._notify = notify
         self._told: set[str] = set()
@@ -107,7 +126,7 @@ class LanguageServerDiagnostics:
 
     async def findings(self, path: Path, text: str | None) -> Findings:
         if self._servers is None:
-            self._servers = available(self._configured)
+            self._servers = available(self._configured, self._which)
         spec = server_for(path, self._servers)
         if spec is None:  # nothing to say about this kind of file
             return Findings()
@@ -134,17 +153,15 @@ class LanguageServerDiagnostics:
 
         wait, first_wait = self._waits
         started = time.monotonic()
-        server, fresh = await self._pool.server(
-            self._root, spec, self._launch, self._session, first_wait
-        )
+        try:  # the lock too: another session may be starting this server
+            with anyio.fail_after(first_wait + LOCK_GRACE_S):
+                server, fresh = await self._pool.server(
+                    self._root, spec, self._launch, self._session, first_wait
+                )
+        except TimeoutError as exc:
+            raise Unavailable(f"{spec.name} did not start within {first_wait:g} s") from exc
         left = max(first_wait - (time.monotonic() - started), wait) if fresh else wait
         try:
             return await server.diagnostics(path, text, left)
         except ServerFailed as exc:
             raise Unavailable(str(exc)) from exc
-
-
-def with_stderr_to(argv: Sequence[str], log_file: Path) -> list[str]:
-    """``argv`` with its stderr appended to ``log_file``: pygls pipes a server's stderr and never
-    reads it, so a server that writes much there would block."""
-    return ["/bin/sh", "-c", 'exec "$@" 2>>"$0"', str(log_file), *argv]

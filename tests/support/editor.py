@@ -23,8 +23,9 @@ class FakeEditor(RawAgent):
         terminal: bool = True,
         check_schema: bool = True,
         elicitation: bool = False,
+        cwd: Path | None = None,  # the agent's own working directory
     ) -> None:
-        super().__init__(env, check_schema=check_schema)
+        super().__init__(env, cwd, check_schema=check_schema)
         self.fs, self.terminal, self.elicitation = fs, terminal, elicitation
         self.buffers: dict[str, str] = {}  # unsaved editor buffers, by absolute path
         self.writes: list[tuple[str, str]] = []  # fs/write_text_file calls, in order
