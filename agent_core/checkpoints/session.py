@@ -8,11 +8,14 @@ a fork copies them, a deleted session drops them.
 
 Git runs in a worker thread, one writer at a time per workspace (``ShadowRepository.locked``).
 A checkpoint that cannot be taken never stops the turn: the tool goes ahead and the user gets
-a notice saying why.
+a notice saying why. Nothing here waits without end: each piece of work has a deadline
+(``LIMIT_S``; ``HURRIED_S`` for the record of a cancelled turn), and a cancel of the task that
+awaits it kills its git processes and returns at once (the worker thread is left to finish).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -25,12 +28,19 @@ from typing import Any, TypeVar
 import anyio
 
 from agent_core.checkpoints.plan import RestorePlan, Turn, plan_restore
-from agent_core.checkpoints.shadow import REF_ROOT, ShadowError, ShadowRepository, Snapshot
+from agent_core.checkpoints.shadow import (
+    LIMIT_S,
+    REF_ROOT,
+    ShadowError,
+    ShadowRepository,
+    Snapshot,
+)
 from agent_core.config import CheckpointSettings
 from agent_core.errors import HeronError
 
 T = TypeVar("T")
 PROMPT_CHARS = 200
+HURRIED_S = 0.5  # the record of a cancelled turn: the user is waiting for the answer
 SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
@@ -126,14 +136,16 @@ class Checkpoints:
             turn.number = number
             return Checkpoint(number, _partial(snapshot, self.shadow))
 
-    async def end_turn(self) -> str | None:
-        """Record the workspace as the turn left it; a notice if that failed."""
+    async def end_turn(self, *, hurried: bool = False) -> str | None:
+        """Record the workspace as the turn left it; a notice if that failed. ``hurried``: the
+        turn was cancelled, so the record gets ``HURRIED_S``, not the whole ``LIMIT_S``."""
         turn, self._turn = self._turn, None
         if turn is None or turn.number is None:
             return None
         number = turn.number
+        limit = HURRIED_S if hurried else LIMIT_S
         try:
-            await self._in_thread(self._record_after, number, turn.commit)
+            await self._in_thread(self._record_after, number, turn.commit, limit_s=limit)
             if not self._pruned:
                 self._pruned = True
                 await self._in_thread(self._prune)
@@ -153,7 +165,7 @@ class Checkpoints:
     async def contents(self, plan: RestorePlan) -> dict[str, bytes]:
         """What the plan's restored files hold, by blob id."""
         ids = sorted({c.target.blob for c in plan.changes if c.target is not None})
-        return await self._guarded(self.shadow.blobs, ids) if ids else {}
+        return await self._guarded(ShadowRepository.blobs, ids) if ids else {}
 
     async def forget_from(self, number: int) -> None:
         """Drop checkpoint ``number`` and every later one (after a restore to it)."""
@@ -169,64 +181,66 @@ class Checkpoints:
 
     # Blocking work, in a worker thread.
 
-    def _take(self, prompt: str) -> tuple[int, Snapshot, str]:
-        with self.shadow.locked():
-            snapshot = self.shadow.snapshot()  # creates the shadow the first time
-            number = max(self._numbers(), default=0) + 1
+    def _take(self, shadow: ShadowRepository, prompt: str) -> tuple[int, Snapshot, str]:
+        with shadow.locked():
+            snapshot = shadow.snapshot()  # creates the shadow the first time
+            number = max(self._numbers(shadow), default=0) + 1
             meta = {"turn": number, "time": time.time(), "prompt": prompt}
-            commit = self.shadow.commit(snapshot.tree, None, json.dumps(meta))
-            self.shadow.set_ref(self._ref(number, "before"), commit)
+            commit = shadow.commit(snapshot.tree, None, json.dumps(meta))
+            shadow.set_ref(self._ref(number, "before"), commit)
             return number, snapshot, commit
 
-    def _record_after(self, number: int, before: str) -> None:
-        with self.shadow.locked():
-            snapshot = self.shadow.snapshot()
-            commit = self.shadow.commit(snapshot.tree, before, f"after turn {number}")
-            self.shadow.set_ref(self._ref(number, "after"), commit)
+    def _record_after(self, shadow: ShadowRepository, number: int, before: str) -> None:
+        with shadow.locked():
+            snapshot = shadow.snapshot()
+            commit = shadow.commit(snapshot.tree, before, f"after turn {number}")
+            shadow.set_ref(self._ref(number, "after"), commit)
 
-    def _prune(self) -> None:
+    def _prune(self, shadow: ShadowRepository) -> None:
         """Drop checkpoints (of any session of this workspace) older than the age limit, then
         other sessions' oldest, a quarter at a time, while the repository is over its size
         limit. Git's garbage collection runs only when something was dropped."""
         max_age, max_size = self._limits
-        with self.shadow.locked():
-            times = self.shadow.ref_times()
+        with shadow.locked():
+            times = shadow.ref_times()
             cutoff = time.time() - max_age
             doomed = [name for name, when in times.items() if when < cutoff]
             for name in doomed:
                 del times[name]
             if doomed:
-                self.shadow.delete_refs(doomed)
-                self.shadow.prune()
+                shadow.delete_refs(doomed)
+                shadow.prune()
             own = f"{REF_ROOT}/{self._session}/"
             times = {name: when for name, when in times.items() if not name.startswith(own)}
-            while times and self.shadow.size() > max_size:  # a running session keeps its own
+            while times and shadow.size() > max_size:  # a running session keeps its own
                 oldest = sorted(times, key=times.__getitem__)[: max(len(times) // 4, 1)]
-                self.shadow.delete_refs(oldest)
+                shadow.delete_refs(oldest)
                 for name in oldest:
                     del times[name]
-                self.shadow.prune()
+                shadow.prune()
 
-    def _list(self) -> list[CheckpointInfo]:
-        refs = self.shadow.refs(f"{self._session}/")
+    def _list(self, shadow: ShadowRepository) -> list[CheckpointInfo]:
+        refs = shadow.refs(f"{self._session}/")
         found: list[CheckpointInfo] = []
-        for number in sorted(self._numbers(refs)):
+        for number in sorted(self._numbers(shadow, refs)):
             before = refs.get(f"{REF_ROOT}/{self._ref(number, 'before')}")
             if before is None:
                 continue
-            meta = _meta(self.shadow.message(before))
+            meta = _meta(shadow.message(before))
             after = refs.get(f"{REF_ROOT}/{self._ref(number, 'after')}")
-            changed = len(self.shadow.changed_paths(before, after)) if after else None
+            changed = len(shadow.changed_paths(before, after)) if after else None
             found.append(
                 CheckpointInfo(number, meta.get("time", 0.0), meta.get("prompt", ""), changed)
             )
         return found
 
-    def _plan(self, number: int | None) -> RestorePlan:
-        with self.shadow.locked():
-            refs = self.shadow.refs(f"{self._session}/")
+    def _plan(self, shadow: ShadowRepository, number: int | None) -> RestorePlan:
+        with shadow.locked():
+            refs = shadow.refs(f"{self._session}/")
             numbers = sorted(
-                n for n in self._numbers(refs) if f"{REF_ROOT}/{self._ref(n, 'before')}" in refs
+                n
+                for n in self._numbers(shadow, refs)
+                if f"{REF_ROOT}/{self._ref(n, 'before')}" in refs
             )
             if not numbers:
                 raise CheckpointError(
@@ -238,37 +252,47 @@ class Checkpoints:
                 raise CheckpointError(
                     f"There is no checkpoint {chosen}. This session has: {listed}."
                 )
-            current = self.shadow.entries(self.shadow.snapshot().tree)
+            current = shadow.entries(shadow.snapshot().tree)
             turns: list[Turn] = []
             for n in (n for n in numbers if n >= chosen):
-                before = self.shadow.entries(refs[f"{REF_ROOT}/{self._ref(n, 'before')}"])
+                before = shadow.entries(refs[f"{REF_ROOT}/{self._ref(n, 'before')}"])
                 after_ref = refs.get(f"{REF_ROOT}/{self._ref(n, 'after')}")
-                after = self.shadow.entries(after_ref) if after_ref else current
+                after = shadow.entries(after_ref) if after_ref else current
                 turns.append(Turn(n, before, after))
             return plan_restore(turns, current)
 
-    def _forget(self, first: int) -> None:
-        with self.shadow.locked():
-            refs = self.shadow.refs(f"{self._session}/")
+    def _forget(self, shadow: ShadowRepository, first: int) -> None:
+        with shadow.locked():
+            refs = shadow.refs(f"{self._session}/")
             doomed = [name for name in refs if _number_of(name) >= first]
-            self.shadow.delete_refs(doomed)
+            shadow.delete_refs(doomed)
 
-    def _copy(self, session_id: str) -> None:
+    def _copy(self, shadow: ShadowRepository, session_id: str) -> None:
         source = _ref_name(session_id)
-        with self.shadow.locked():
+        with shadow.locked():
             prefix = f"{REF_ROOT}/{source}/"
-            for name, commit in self.shadow.refs(f"{source}/").items():
-                self.shadow.set_ref(f"{self._session}/{name.removeprefix(prefix)}", commit)
+            for name, commit in shadow.refs(f"{source}/").items():
+                shadow.set_ref(f"{self._session}/{name.removeprefix(prefix)}", commit)
 
-    def _numbers(self, refs: dict[str, str] | None = None) -> set[int]:
-        listed = refs if refs is not None else self.shadow.refs(f"{self._session}/")
+    def _numbers(self, shadow: ShadowRepository, refs: dict[str, str] | None = None) -> set[int]:
+        listed = refs if refs is not None else shadow.refs(f"{self._session}/")
         return {_number_of(name) for name in listed}
 
     def _ref(self, number: int, which: str) -> str:
         return f"{self._session}/{number}/{which}"
 
-    async def _in_thread(self, work: Callable[..., T], *args: Any) -> T:
-        return await anyio.to_thread.run_sync(work, *args)
+    async def _in_thread(self, work: Callable[..., T], *args: Any, limit_s: float = LIMIT_S) -> T:
+        """``work(shadow, *args)`` in a worker thread, its git calls under one watch: past
+        ``limit_s`` they fail; on a cancel they are killed and this returns at once."""
+        watch = self.shadow.watch(limit_s)
+        shadow = self.shadow.watched(watch)
+        try:
+            return await anyio.to_thread.run_sync(
+                functools.partial(work, shadow, *args), abandon_on_cancel=True
+            )
+        except anyio.get_cancelled_exc_class():
+            watch.stop()  # the thread's git calls end, and it with them
+            raise
 
     async def _guarded(self, work: Callable[..., T], *args: Any) -> T:
         if not self.shadow.exists():

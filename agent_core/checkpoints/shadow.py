@@ -9,27 +9,44 @@ incremental: the shadow's index remembers what each file looked like, so an unch
 not read again, and content is stored once however many checkpoints hold it.
 
 Every call is blocking; the caller runs them in a worker thread. Like Heron's other git calls,
-these switch off everything configuration could make git run (``safety.git``).
+these switch off everything configuration could make git run (``safety.git``), and none waits
+without end: the git calls of one piece of work share a deadline and can be stopped from another
+thread (``watched``, ``GitWatch``). What the workspace can do to make git wait for ever (a FIFO
+named ``.gitignore``) is looked for before git runs, where it is already known, and when a call
+stalls (``blockers``); the snapshot then fails with the file named.
 """
 
 from __future__ import annotations
 
+import copy
+import errno
 import fcntl
 import functools
 import hashlib
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_core.checkpoints.blockers import (
+    STALL_S,
+    WALK_LIMIT_S,
+    because,
+    find_blockers,
+    known_blocker,
+)
 from agent_core.checkpoints.packing import write_first_snapshot
 from agent_core.errors import HeronError
-from agent_core.safety.git import ENVIRONMENT, git_command
+from agent_core.safety.git import ENVIRONMENT, GitWaitError, GitWatch, git_command
 
 REF_ROOT = "refs/heron"
+LIMIT_S = 20.0  # one piece of work's git calls (a snapshot, a listing), together
+LOCK_POLL_S = 0.02  # how often a writer waiting for another one looks again
+STALE_LOCKS = ("index.lock", "packed-refs.lock")  # left by a git killed mid-write
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Heron",
     "GIT_AUTHOR_EMAIL": "heron@localhost",
@@ -83,6 +100,9 @@ class Entry:
     blob: str
 
 
+_Started = tuple[Sequence[str], GitWatch, subprocess.Popen[bytes]]  # what it runs, under what
+
+
 class ShadowRepository:
     def __init__(
         self,
@@ -99,12 +119,29 @@ class ShadowRepository:
         self.workspace = workspace
         self._environment = {k: v for k, v in environment.items() if not k.startswith("GIT_")}
         self.max_file_size, self.max_files = max_file_size, max_files
+        self._watch: GitWatch | None = None  # None: each git call has its own deadline
+        self._suspects: set[str] = set()  # files found making git wait; shared by copies
+
+    def watch(self, limit_s: float = LIMIT_S) -> GitWatch:
+        """A deadline and a stop for one piece of work on this shadow; a call that stalls has
+        the workspace looked at for a file to blame."""
+        return GitWatch(limit_s, stall_s=min(STALL_S, limit_s / 2), explain=self._explain)
+
+    def watched(self, watch: GitWatch) -> ShadowRepository:
+        """This shadow, its git calls under ``watch`` (for one piece of work)."""
+        bound = copy.copy(self)
+        bound._watch = watch
+        return bound
 
     # Snapshots.
 
     def snapshot(self) -> Snapshot:
         """The workspace as a tree. The first one is written directly (``packing``); later
-        ones stage only what git reports changed since. Hold ``locked()`` around it."""
+        ones stage only what git reports changed since. Hold ``locked()`` around it.
+
+        A file known to make git wait for ever fails it before git starts."""
+        if blocker := known_blocker(self.workspace, sorted(self._suspects)):
+            raise ShadowError(because([blocker]))
         self._ensure()
         if not (self.path / "index").is_file():
             return self._first_snapshot()
@@ -130,7 +167,7 @@ class ShadowRepository:
     def _update_index(self, args: Sequence[str], paths: list[str]) -> list[str]:
         """``update-index`` on ``paths``; the ones it would not touch (names git refuses)."""
         given = "\0".join(paths).encode("utf-8", "surrogateescape")
-        _, said = self._collect(list(args), self._start(list(args), piped=True), given)
+        _, said = self._collect(self._start(list(args), piped=True), given)
         lines = said.decode("utf-8", "surrogateescape").splitlines()
         return [line.removeprefix(REFUSED) for line in lines if line.startswith(REFUSED)]
 
@@ -149,11 +186,21 @@ class ShadowRepository:
 
     @contextmanager
     def locked(self) -> Generator[None]:
-        """One writer at a time: sessions of one workspace share its shadow, across processes."""
+        """One writer at a time: sessions of one workspace share its shadow, across processes.
+        The wait for another writer ends at the work's deadline, or when the work is stopped.
+        Once it holds the lock, a git lock file found is one a killed git left: removed."""
         self.path.mkdir(parents=True, exist_ok=True)
+        watch = self._watch or self.watch()
         with (self.path.parent / f"{self.path.name}.lock").open("a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+            while not _try_lock(lock.fileno()):
+                if watch.stopped or watch.remaining() <= 0:
+                    raise ShadowError(
+                        "another Heron session is still writing this workspace's checkpoints"
+                    )
+                time.sleep(LOCK_POLL_S)
             try:
+                for name in STALE_LOCKS:
+                    (self.path / name).unlink(missing_ok=True)
                 yield
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
@@ -279,53 +326,68 @@ class ShadowRepository:
 
     def _index_pack(self, pack: Path) -> Callable[[], object]:
         """Start ``git index-pack`` on ``pack``; a call that waits for it."""
-        args = ["index-pack", str(pack)]
-        return functools.partial(self._collect, args, self._start(args))
+        return functools.partial(self._collect, self._start(["index-pack", str(pack)]))
 
     def _git(self, *args: str, stdin: str | None = None) -> str:
         return self._run(list(args), stdin=stdin).decode("utf-8", "surrogateescape")
 
     def _run(self, args: list[str], *, stdin: str | None = None, bare: bool = False) -> bytes:
         given = stdin.encode("utf-8", "surrogateescape") if stdin is not None else None
-        process = self._start(args, bare=bare, piped=given is not None)
-        return self._collect(args, process, given)[0]
+        return self._collect(self._start(args, bare=bare, piped=given is not None), given)[0]
 
     def _run_together(self, *commands: Sequence[str]) -> list[bytes]:
         """Several read-only git commands at once; their outputs, in order."""
-        started: list[tuple[Sequence[str], subprocess.Popen[bytes]]] = []
+        started: list[_Started] = []
+        ended: list[tuple[bytes, bytes]] = []
+        failed: GitWaitError | None = None
         try:
             for args in commands:
-                started.append((args, self._start(list(args))))
+                started.append(self._start(list(args)))
         finally:  # every started git is waited for, whatever failed
-            ended = [(args, process, *process.communicate()) for args, process in started]
-        for args, process, _, err in ended:
-            _check(args, process.returncode, err)
-        return [out for _, _, out, _ in ended]
+            for _, watch, process in started:
+                try:
+                    ended.append(watch.wait(process))
+                except GitWaitError as exc:  # the others were killed with it
+                    failed = failed or exc
+        if failed is not None:
+            raise ShadowError(str(failed)) from failed
+        for (args, _, process), (_, err) in zip(started, ended, strict=True):
+            _check(args, process.returncode or 0, err)
+        return [out for out, _ in ended]
 
-    def _start(
-        self, args: list[str], *, bare: bool = False, piped: bool = False
-    ) -> subprocess.Popen[bytes]:
-        """Git running ``args`` on the shadow (``bare``: before the shadow exists)."""
+    def _start(self, args: list[str], *, bare: bool = False, piped: bool = False) -> _Started:
+        """Git running ``args`` on the shadow (``bare``: before the shadow exists), under the
+        work's watch (or a watch of its own)."""
         command, environment = self._invocation(args, bare=bare)
+        watch = self._watch or self.watch()
         try:
-            return subprocess.Popen(
-                command,
-                cwd=self.workspace,
-                stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=environment,
+            process = watch.start(
+                command, cwd=self.workspace, env=environment, piped=piped, label=f"git {args[0]}"
             )
         except OSError as exc:
             raise ShadowError(f"git could not run: {exc.strerror}") from exc
+        except GitWaitError as exc:
+            raise ShadowError(str(exc)) from exc
+        return args, watch, process
 
-    def _collect(
-        self, args: list[str], process: subprocess.Popen[bytes], stdin: bytes | None = None
-    ) -> tuple[bytes, bytes]:
+    def _collect(self, started: _Started, stdin: bytes | None = None) -> tuple[bytes, bytes]:
         """What a started git printed on stdout and stderr, once it has ended."""
-        out, err = process.communicate(stdin)
-        _check(args, process.returncode, err)
+        args, watch, process = started
+        try:
+            out, err = watch.wait(process, stdin)
+        except GitWaitError as exc:
+            raise ShadowError(str(exc)) from exc
+        _check(args, process.returncode or 0, err)
         return out, err
+
+    def _explain(self, limit_s: float) -> str | None:
+        """Why a git call stalls, when a file in the workspace is to blame (remembered, so
+        that later snapshots stop before git starts); looked for within ``limit_s``."""
+        found = find_blockers(self.workspace, min(limit_s, WALK_LIMIT_S))
+        if not found:
+            return None
+        self._suspects.update(path for path, _ in found)
+        return because(found)
 
     def _invocation(self, args: list[str], *, bare: bool) -> tuple[list[str], dict[str, str]]:
         """The git command line and environment for ``args`` on the shadow."""
@@ -356,6 +418,17 @@ def refused_name(path: bytes) -> bool:
     return b"git" in path.lower() and any(
         part.lower().rstrip(b". ") in (b".git", b"git~1") for part in path.split(b"/")
     )
+
+
+def _try_lock(fd: int) -> bool:
+    """Take the exclusive lock on ``fd`` if no one holds it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EAGAIN, errno.EACCES):
+            return False
+        raise
+    return True
 
 
 def _names(paths: Iterable[bytes]) -> tuple[str, ...]:

@@ -8,15 +8,28 @@ system and global configuration are not read, every option that names a program 
 and the repository's own filter, diff and merge drivers are blanked by name (read first with
 ``git config``, which runs nothing). Where a sandbox is active the calls run inside it too,
 read-only and without network.
+
+No wait on git is open-ended (``GitWatch``): a repository can make git block for ever (a FIFO
+named ``.gitignore`` is opened and waited on), so every call has a deadline, runs in a process
+group of its own that is killed whole when the deadline passes or the work is stopped, and a
+stop from another thread (a cancelled turn) ends it at once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import os
 import shutil
+import signal
 import subprocess
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from agent_core.errors import HeronError
 
 TIMEOUT_S = 2.0
 # Options that would run a program, each set to something that runs none.
@@ -55,6 +68,118 @@ def _no_wrap(argv: list[str]) -> list[str]:
     return argv
 
 
+class GitWaitError(HeronError):
+    """A git call did not end: past its deadline, stopped, or found waiting on something
+    that never comes (the message says which, for the user)."""
+
+
+class GitStopped(GitWaitError):
+    """The work was stopped (its turn was cancelled); its git processes are killed."""
+
+
+# Why git is stuck, when it can be told (None: not known), found within the seconds given.
+Explain = Callable[[float], str | None]
+
+
+class GitWatch:
+    """The git processes of one piece of work: one deadline for all of them, each in a
+    process group of its own, and ``stop()``, callable from any thread, that kills them all.
+
+    ``stall_s``/``explain``: when a wait passes ``stall_s``, ``explain`` is asked once why
+    (it may look at the workspace, for as long as the deadline leaves); a reason ends the work
+    at once with that reason, None lets the wait go on to the deadline. A wait that ends in
+    time costs nothing more than ``communicate``."""
+
+    def __init__(
+        self, limit_s: float, *, stall_s: float = math.inf, explain: Explain | None = None
+    ) -> None:
+        self.limit_s, self._stall_s = limit_s, stall_s
+        self._deadline = time.monotonic() + limit_s
+        self._explain = explain  # asked once, then None
+        self._lock = threading.Lock()
+        # Each running process: what it runs, and when it started.
+        self._running: dict[subprocess.Popen[bytes], tuple[str, float]] = {}
+        self._ended: GitWaitError | None = None  # set once: why nothing more may run
+
+    @property
+    def stopped(self) -> bool:
+        return self._ended is not None
+
+    def remaining(self) -> float:
+        return self._deadline - time.monotonic()
+
+    def start(
+        self,
+        command: list[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        piped: bool = False,
+        label: str = "git",
+    ) -> subprocess.Popen[bytes]:
+        """``command`` started in a process group of its own; raises once the work ended.
+        ``label``: how a timeout names it (``git ls-files``)."""
+        with self._lock:
+            if self._ended is not None:
+                raise self._ended
+            process = subprocess.Popen(
+                command,
+                cwd=cwd,
+                stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(env),
+                start_new_session=True,
+            )
+            self._running[process] = (label, time.monotonic())
+            return process
+
+    def wait(
+        self, process: subprocess.Popen[bytes], stdin: bytes | None = None
+    ) -> tuple[bytes, bytes]:
+        """What ``process`` printed on stdout and stderr once it ended; raises ``GitWaitError``
+        (every process of the work killed) at the deadline, on a stop or a stall explained."""
+        label, began = self._running.get(process, ("git", time.monotonic()))
+        try:
+            while True:
+                stall_at = began + self._stall_s if self._explain else math.inf
+                until = min(self._deadline, stall_at)
+                try:
+                    out, err = process.communicate(stdin, timeout=max(until - time.monotonic(), 0))
+                except subprocess.TimeoutExpired:
+                    self._overdue(process, label)
+                    continue
+                if self._ended is not None:  # killed by a stop meanwhile: its output is cut
+                    raise self._ended
+                return out, err
+        finally:
+            with self._lock:
+                self._running.pop(process, None)
+
+    def stop(self, why: GitWaitError | None = None) -> None:
+        """End the work: every running git killed with its group, none started after."""
+        with self._lock:
+            if self._ended is None:
+                self._ended = why or GitStopped("stopped")
+            for process in self._running:
+                if process.returncode is None:  # not yet reaped: its group is its own
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(process.pid, signal.SIGKILL)
+
+    def _overdue(self, process: subprocess.Popen[bytes], label: str) -> None:
+        """A wait passed the stall point or the deadline: explain, or end the work."""
+        if time.monotonic() >= self._deadline:
+            self.stop(GitWaitError(f"{label} took over {self.limit_s:g} s"))
+        elif self._explain is not None:
+            explain, self._explain = self._explain, None
+            if (reason := explain(self.remaining())) is not None:
+                self.stop(GitWaitError(reason))
+        if self._ended is not None:
+            process.kill()  # with its group, by stop(); this for a group that could not be
+            process.communicate()
+            raise self._ended
+
+
 def git_command(args: Sequence[str], overrides: Sequence[str] = ()) -> list[str] | None:
     """The argv of a hardened git call, or None when git is not installed."""
     git = shutil.which("git")
@@ -70,6 +195,7 @@ class HardenedGit:
 
     environment: Mapping[str, str]
     wrap: Wrap = field(default=_no_wrap)
+    timeout_s: float = TIMEOUT_S  # each call's
 
     def run(self, cwd: Path, args: Sequence[str]) -> str | None:
         """What ``git args`` prints in ``cwd`` with the repository's drivers blanked, or None
@@ -100,16 +226,10 @@ class HardenedGit:
         if command is None:
             return None
         inherited = {k: v for k, v in self.environment.items() if not k.startswith("GIT_")}
+        watch = GitWatch(self.timeout_s)
         try:
-            done = subprocess.run(
-                self.wrap(command),
-                cwd=cwd,
-                capture_output=True,
-                text=True,
-                timeout=TIMEOUT_S,
-                env={**inherited, **ENVIRONMENT},
-                stdin=subprocess.DEVNULL,
-            )
-        except (OSError, subprocess.TimeoutExpired):
+            process = watch.start(self.wrap(command), cwd=cwd, env={**inherited, **ENVIRONMENT})
+            out, _ = watch.wait(process)
+        except (OSError, GitWaitError):
             return None
-        return done.stdout.strip() if done.returncode == 0 else None
+        return out.decode("utf-8", "replace").strip() if process.returncode == 0 else None

@@ -1,0 +1,164 @@
+"""A repository is untrusted input: what it does to git never holds a turn. `heron acp` on real
+stdio, the real anthropic SDK against the fake model server, commands in the real sandbox, real
+git. A FIFO named ``.gitignore`` (planted before the session, or made by a sandboxed command
+during a turn) and a git that hangs: ``session/cancel`` is answered within 1 s, the hung git is
+killed with its children, the checkpoint is skipped with the file named, and the session goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.support.editor import FakeEditor
+from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.processes import sleepers, wait_dead
+from tests.support.sandbox import END_TO_END_SANDBOX
+from tests.test_checkpoints_e2e import model_env
+from tests.test_commands import text_of
+from tests.test_safety_e2e import full_access
+
+pytestmark = END_TO_END_SANDBOX
+CANCEL_WITHIN_S = 1.0
+
+
+def write(path: str, content: str) -> ToolCall:
+    return ToolCall("write_file", {"path": path, "content": content})
+
+
+def is_update(message: dict[str, Any], kind: str) -> bool:
+    return (
+        message.get("method") == "session/update"
+        and message["params"]["update"]["sessionUpdate"] == kind
+    )
+
+
+def shows_a_diff(message: dict[str, Any]) -> bool:
+    """The edit's diff is out: the tool goes on to its checkpoint next."""
+    return is_update(message, "tool_call_update") and any(
+        c.get("type") == "diff" for c in message["params"]["update"].get("content") or ()
+    )
+
+
+def wait_answering(editor: FakeEditor, predicate: Any, timeout: float = 15.0) -> dict[str, Any]:
+    """The first message matching ``predicate``; the editor's requests meanwhile answered
+    (the edit reads the file through the editor)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        message = editor.wait_for(lambda _: True, timeout=max(deadline - time.monotonic(), 0.01))
+        if predicate(message):
+            return message
+        if "method" in message and "id" in message:
+            editor.answer(message)
+
+
+def cancel_and_time(editor: FakeEditor, session_id: str, request_id: str) -> tuple[str, float]:
+    """Send ``session/cancel``; the prompt's stop reason and how long its answer took."""
+    began = time.monotonic()
+    editor.notify("session/cancel", {"sessionId": session_id})
+    answer = editor.wait_for(lambda m: m.get("id") == request_id and "method" not in m)
+    return answer["result"]["stopReason"], time.monotonic() - began
+
+
+def said(updates: list[dict[str, Any]]) -> str:
+    """Everything the user was told: the model's text, and notices (a message each here)."""
+    return text_of(updates)
+
+
+def test_a_fifo_gitignore_planted_before_the_session_never_holds_a_turn(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    (workspace / "a.py").write_text("a = 1\n")
+    (workspace / "sub").mkdir()
+    os.mkfifo(workspace / "sub" / ".gitignore")
+    with FakeLLM() as fake, FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
+        session_id = full_access(editor, workspace)
+        fake.enqueue(Reply((write("b.py", "b = 1\n"),)))
+        editor.start_prompt(session_id, "write b.py", request_id="hung")
+        wait_answering(editor, shows_a_diff)
+        time.sleep(0.3)  # the checkpoint's git is waiting on the FIFO
+        stop, took = cancel_and_time(editor, session_id, "hung")
+        assert stop == "cancelled" and took < CANCEL_WITHIN_S, took
+        editor.drain(quiet=0.2)
+
+        fake.enqueue(Reply((write("c.py", "c = 1\n"),)), Reply((Text("done"),)))
+        stop, updates = editor.prompt(session_id, "write c.py")
+    assert stop == "end_turn"
+    assert (workspace / "c.py").read_text() == "c = 1\n"  # the turn's change is made
+    told = said(updates)
+    assert "No checkpoint for this turn" in told and "sub/.gitignore is a FIFO" in told
+
+
+def test_a_fifo_gitignore_made_by_a_sandboxed_command_during_a_turn(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    (workspace / "a.py").write_text("a = 1\n")
+    (workspace / "sub").mkdir()
+    with FakeLLM() as fake, FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
+        session_id = full_access(editor, workspace)
+        fake.enqueue(
+            Reply(
+                (
+                    ToolCall("terminal", {"command": "mkfifo sub/.gitignore"}),
+                    write("b.py", "b = 1\n"),
+                )
+            ),
+            Reply((Text("done"),)),
+        )
+        editor.start_prompt(session_id, "make a FIFO, then edit", request_id="made")
+        wait_answering(editor, lambda m: is_update(m, "agent_message_chunk"), timeout=30)
+        # The turn's end records its checkpoint, and git waits on the FIFO made meanwhile.
+        stop, took = cancel_and_time(editor, session_id, "made")
+        assert stop == "cancelled" and took < CANCEL_WITHIN_S, took
+        assert stat.S_ISFIFO(os.lstat(workspace / "sub" / ".gitignore").st_mode)
+        assert (workspace / "b.py").read_text() == "b = 1\n"
+        editor.drain(quiet=0.2)
+
+        for n in (3, 4):  # found by a stall the first time, known before git starts the next
+            fake.enqueue(Reply((write(f"n{n}.py", f"n = {n}\n"),)), Reply((Text("ok"),)))
+            began = time.monotonic()
+            stop, updates = editor.prompt(session_id, f"write n{n}.py")
+            assert stop == "end_turn"
+            assert (workspace / f"n{n}.py").read_text() == f"n = {n}\n"
+            told = said(updates)
+            assert "No checkpoint for this turn" in told and "sub/.gitignore is a FIFO" in told
+        assert time.monotonic() - began < 5.0  # no git deadline was waited out
+
+
+def test_a_hanging_git_is_cancelled_within_a_second_and_leaves_no_process(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "a.py").write_text("a = 1\n")
+    folder, pids = tmp_path / "bin", tmp_path / "pids"
+    folder.mkdir()
+    real = shutil.which("git")
+    (folder / "git").write_text(  # the shadow's calls (GIT_DIR set) hang, with a child
+        f'#!/bin/sh\nif [ -n "$GIT_DIR" ]; then sleep 3135 & echo $$ $! >> "{pids}"; wait; fi\n'
+        f'exec "{real}" "$@"\n'
+    )
+    (folder / "git").chmod(0o755)
+    with FakeLLM() as fake:
+        env = model_env(agent_env, fake)
+        env["PATH"] = f"{folder}{os.pathsep}{env['PATH']}"
+        with FakeEditor(env, terminal=False) as editor:
+            session_id = full_access(editor, workspace)
+            fake.enqueue(Reply((write("b.py", "b = 1\n"),)))
+            editor.start_prompt(session_id, "write b.py", request_id="hung")
+            wait_answering(editor, shows_a_diff)
+            deadline = time.monotonic() + 10
+            while not pids.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            stop, took = cancel_and_time(editor, session_id, "hung")
+            assert stop == "cancelled" and took < CANCEL_WITHIN_S, took
+            hung = [int(p) for p in pids.read_text().split()]
+            assert hung and wait_dead(hung, timeout=1.0) == []
+            assert sleepers("3135") == []
+            editor.drain(quiet=0.2)
+
+            fake.enqueue(Reply((Text("still here"),)))
+            stop, updates = editor.prompt(session_id, "are you there?")
+    assert stop == "end_turn" and "still here" in said(updates)
