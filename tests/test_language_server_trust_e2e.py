@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import time
@@ -347,3 +348,30 @@ def test_a_silent_server_costs_an_edit_its_wait_and_no_more(
         stop, _ = editor.prompt(editor.new_session(workspace), "change x", timeout=60)
     assert stop == "end_turn" and time.monotonic() - started < 15
     assert "typescript gave no diagnostics within" in last_result(fake.requests[2].body)
+
+
+def test_doctor_says_how_each_server_runs_and_whether_it_starts_there(
+    agent_env: dict[str, str], heron_home: Path, outside: Path
+) -> None:
+    env = {**agent_env, "HOME": str(outside / "home")}
+    env["PATH"] = f"{BIN}{os.pathsep}/usr/bin:/bin"  # basedpyright, the dev dependency
+
+    def doctor(config: str) -> str:
+        (heron_home / "config.toml").write_text(config)
+        done = subprocess.run(
+            [str(BIN / "heron"), "doctor"], env=env, capture_output=True, text=True, timeout=120
+        )
+        return done.stdout
+
+    said = doctor("")
+    assert re.search(
+        r"\[ok\] diagnostics for \.py \.pyi: basedpyright .*starts in the sandbox", said
+    )
+    off = doctor("[sandbox]\nenabled = false\n")
+    assert re.search(r"\[!!\] diagnostics for \.py \.pyi: basedpyright .*is left off", off)
+    assert "[diagnostics.servers.basedpyright] confined = false" in off
+    opted = doctor(
+        "[sandbox]\nenabled = false\n[diagnostics.servers.basedpyright]\nconfined = false\n"
+    )
+    assert "basedpyright (" in opted and "starts unconfined, as config.toml says" in opted
+    assert "basedpyright runs unconfined" in opted

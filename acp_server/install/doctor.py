@@ -126,25 +126,67 @@ def _sandbox(settings: Settings, say: Any) -> None:
 
 
 def _language_servers(settings: Settings, say: Any) -> None:
-    """Which language servers would report diagnostics after edits, by file type."""
-    from agent_core.diagnostics.servers import DEFAULTS, available
+    """Which language servers would report diagnostics after edits, by file type, and whether
+    each starts where a session would run it: in the sandbox (they run the workspace's code),
+    or outside it where config.toml says ``confined = false``; without a sandbox, not at all."""
+    import anyio
 
-    if not settings.diagnostics.enabled:
+    from agent_core.config import scrubbed_environment
+    from agent_core.diagnostics.checks import check_servers
+    from agent_core.diagnostics.servers import DEFAULTS, available, finder
+
+    diagnostics = settings.diagnostics
+    if not diagnostics.enabled:
         say(NOTE, "diagnostics: turned off ([diagnostics] enabled = false)")
         return
-    found = available(settings.diagnostics.servers)
+    environment = scrubbed_environment(settings.keep_environment)
+    search_path = environment.kept.get("PATH", "")
+    found = available(diagnostics.servers, finder(search_path, ()))
+    runnable = [s for s in found if Path(s.command[0]).is_absolute()]
+    checks = anyio.run(check_servers, runnable, _launcher(settings, search_path))
+    checked = {check.spec.name: check for check in checks}
     for spec in found:
         kinds = " ".join(sorted(spec.extensions))
-        program = spec.command[0]
-        mark = OK if Path(program).is_absolute() and Path(program).exists() else PROBLEM
-        state = program if mark == OK else f"{program} not found"
-        say(mark, f"diagnostics for {kinds}: {spec.name} ({state})")
+        check = checked.get(spec.name)
+        if check is None:
+            say(PROBLEM, f"diagnostics for {kinds}: {spec.name} ({spec.command[0]} not found)")
+            continue
+        mark = OK if check.ok else PROBLEM
+        say(mark, f"diagnostics for {kinds}: {spec.name} ({spec.command[0]}): {check.said}")
+        if check.ok and spec.name in diagnostics.unconfined:
+            say(NOTE, f"{spec.name} runs unconfined: it can run the workspace's code as you")
     covered = {extension for spec in found for extension in spec.extensions}
     for candidates in DEFAULTS:
         if not candidates[0].extensions & covered:
             names = " or ".join(c.command[0] for c in candidates)
             kinds = " ".join(sorted(candidates[0].extensions))
             say(NOTE, f"diagnostics for {kinds}: none; install {names} to have them")
+
+
+def _launcher(settings: Settings, search_path: str) -> Any:
+    """How a session would launch servers, for a scratch workspace's roots."""
+    from agent_core.config import scrubbed_environment
+    from agent_core.diagnostics.launching import ServerLauncher
+    from agent_core.diagnostics.servers import safe_search_path
+
+    log_dir = settings.log_dir
+    log_file = log_dir / "language-servers.log" if log_dir.is_dir() else Path(os.devnull)
+    removed = tuple(scrubbed_environment(settings.keep_environment).removed)
+
+    def launcher(roots: tuple[Path, ...]) -> ServerLauncher:
+        return ServerLauncher(
+            roots,
+            sandbox=settings.sandbox,
+            unconfined=settings.diagnostics.unconfined,
+            networked=settings.diagnostics.networked,
+            search_path=safe_search_path(search_path, roots),
+            home=Path.home(),
+            heron_home=settings.home,
+            scrubbed=removed,
+            log_file=log_file,
+        )
+
+    return launcher
 
 
 def _editor(editor: Editor, say: Any) -> None:

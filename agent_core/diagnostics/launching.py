@@ -33,6 +33,7 @@ ENV = "/usr/bin/env"
 class ServerLaunch(NamedTuple):
     argv: list[str]  # as it is run
     done: Callable[[], None]  # the process is gone: tidy up after it
+    confined: bool = False  # in the sandbox (else by the user's choice)
     remedy: str = ""  # added to the notice when it fails to start
 
 
@@ -75,6 +76,8 @@ class ServerLauncher:
                 f"{program} was not found (only PATH's absolute folders outside the workspace "
                 f"are searched); give its absolute path as {label} command in {self._config}"
             )
+        if not Path(program).exists():
+            raise Refused(f"{program} does not exist (from {label} command in {self._config})")
         network = spec.name in self._networked
         settings = self._sandbox._replace(network="allow" if network else "deny")
         sandbox = Confinement(
@@ -108,7 +111,7 @@ class ServerLauncher:
             f"it cannot work there, set {label} confined = false in {self._config} to run it "
             "unconfined)"
         )
-        return ServerLaunch(self._logged(launch.argv), done, remedy)
+        return ServerLaunch(self._logged(launch.argv), done, True, remedy)
 
     def _logged(self, argv: Sequence[str]) -> list[str]:
         """``argv`` with its stderr appended to the log file: pygls pipes a server's stderr and
