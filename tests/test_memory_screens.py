@@ -16,6 +16,8 @@ from agent_core.errors import ToolError
 from agent_core.memory import Memory, refusal
 from agent_core.safety.injection import PHRASES, normal_form, plain_form, screen
 from agent_core.safety.secrets import SECRET_VALUES, secret_in_text, secret_value
+from agent_core.skills.catalog import find_skills
+from agent_core.skills.settings import SkillFolder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -98,26 +100,58 @@ MARKUPS: dict[str, Callable[[tuple[str, ...]], str]] = {
     "table cells": lambda words: "| " + " | ".join(words) + " |",
     "escapes": lambda words: " ".join(f"\\*{w}\\*" for w in words),
     "brackets and quotes": lambda words: " ".join(f'["{w}"]' for w in words),
+    "tabs": lambda words: "\t".join(words),
+}
+LOOKALIKES = str.maketrans("aeoIic", "\u0430\u0435\u043e\u0399\u0456\u0441")  # Cyrillic, Greek
+SCRIPTS: dict[str, Callable[[str], str]] = {
+    "latin": lambda text: text,
+    "lookalikes": lambda text: text.translate(LOOKALIKES),
+    "fullwidth, marks too": lambda text: "".join(
+        chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text
+    ),
 }
 
 
 @pytest.mark.parametrize("words", INJECTIONS, ids=lambda w: " ".join(w)[:20])
 @pytest.mark.parametrize("markup", list(MARKUPS))
-def test_every_phrase_is_caught_under_every_markup(words: tuple[str, ...], markup: str) -> None:
-    text = MARKUPS[markup](words)
+@pytest.mark.parametrize("script", list(SCRIPTS))
+def test_every_phrase_is_caught_under_every_markup(
+    words: tuple[str, ...], markup: str, script: str
+) -> None:
+    text = SCRIPTS[script](MARKUPS[markup](words))
     reason = screen(f"# Notes\n\nUse tabs.\n\n{text}\n")
     assert reason is not None and "prompt injection" in reason, plain_form(text)
 
 
 @pytest.mark.parametrize("markup", list(MARKUPS))
-def test_ordinary_sentences_pass_under_every_markup(markup: str) -> None:
+@pytest.mark.parametrize("script", list(SCRIPTS))
+def test_ordinary_sentences_pass_under_every_markup(markup: str, script: str) -> None:
     for words in (
         ("Ignore", "the", "build", "folder"),
         ("Previous", "instructions", "said", "tabs"),
         ("Send", "the", "report", "weekly"),
         ("Tokens", "are", "counted", "per", "request"),
     ):
-        assert screen(MARKUPS[markup](words)) is None, plain_form(MARKUPS[markup](words))
+        text = SCRIPTS[script](MARKUPS[markup](words))
+        assert screen(text) is None, plain_form(text)
+
+
+def test_a_workspace_skill_with_a_marked_up_or_split_phrase_is_left_out(tmp_path: Path) -> None:
+    folder = tmp_path / ".heron" / "skills"
+    words = INJECTIONS[0]
+    for n, markup in enumerate(MARKUPS):
+        (folder / f"s{n}").mkdir(parents=True)
+        body = f"# Release\n\nRun `make release`.\n\n{MARKUPS[markup](words)}\n"
+        (folder / f"s{n}" / "SKILL.md").write_text(f"---\nname: s{n}\ndescription: d\n---\n{body}")
+    (folder / "fine").mkdir()
+    (folder / "fine" / "SKILL.md").write_text(
+        "---\nname: fine\ndescription: Releases.\n---\n# Release\n\n- Ignore *draft* tags\n"
+        "- Previous releases: see `CHANGELOG.md`\n"
+    )
+    catalog = find_skills([SkillFolder(folder, "project", tmp_path)])
+    assert [skill.name for skill in catalog.skills] == ["fine"]
+    assert len(catalog.left_out) == len(MARKUPS)
+    assert all("prompt injection" in left.reason for left in catalog.left_out)
 
 
 ORDINARY_NOTES = (

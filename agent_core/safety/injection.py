@@ -75,8 +75,8 @@ def screen(text: str) -> str | None:
     """Why ``text`` must not reach the model as instructions, or None."""
     if INVISIBLE.search(text.lstrip("\ufeff")):
         return "it contains invisible Unicode characters that can hide instructions"
-    composed = _composed(text)
-    if found := _phrase(_folded(composed)) or _phrase(_folded(_unmarked(composed))):
+    read = _read(text)
+    if found := _phrase(_spaced(read)) or _phrase(_spaced(_unmarked(read))):
         return f"it looks like a prompt injection ({found!r})"
     return None
 
@@ -84,21 +84,28 @@ def screen(text: str) -> str | None:
 def normal_form(text: str) -> str:
     """``text`` as it reads: compatibility forms composed, format characters dropped, lookalike
     letters folded to Latin, lower case, each run of whitespace one space."""
-    return _folded(_composed(text))
+    return _spaced(_read(text))
 
 
 def plain_form(text: str) -> str:
     """The normal form with Markdown's marks taken out: what a reader of the rendered text
     reads, line breaks and list items run together."""
-    return _folded(_unmarked(_composed(text)))
+    return _spaced(_unmarked(_read(text)))
 
 
-def _composed(text: str) -> str:
+def _read(text: str) -> str:
+    """The normal form with its lines kept (each line's runs of whitespace one space)."""
     text = unicodedata.normalize("NFKC", text)
     hidden = {c for c in set(text) if unicodedata.category(c) == "Cf"}
     if hidden:
         text = text.translate(dict.fromkeys(map(ord, hidden)))
-    return text
+    if text.isascii():
+        return text.lower()
+    from decancer_py import parse  # ~1 ms; only for text that needs it
+
+    # Line by line: decancer takes time quadratic in a text's line breaks.
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return "\n".join(line.lower() if line.isascii() else str(parse(line)) for line in lines)
 
 
 def _unmarked(text: str) -> str:
@@ -108,13 +115,8 @@ def _unmarked(text: str) -> str:
     return ESCAPE.sub("", text).translate(INLINE_MARKS)
 
 
-def _folded(text: str) -> str:
-    text = " ".join(text.split())
-    if text.isascii():
-        return text.lower()
-    from decancer_py import parse  # ~1 ms; only for text that needs it
-
-    return str(parse(text))
+def _spaced(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _phrase(normal: str) -> str | None:
