@@ -1,5 +1,6 @@
 """Diagnostics after edits: how long an edit's result waits for them with a warm language
-server, and what a session with one server running costs in memory.
+server, what a session with one server running costs in memory, and what starting a server in
+the sandbox costs over starting it unconfined.
 
 Each figure edits the same file back and forth through `heron acp` (edits accepted) against the
 fake model server. An edit's round is the time from the end of the model response that asks for
@@ -17,11 +18,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agent_core.diagnostics.launching import ServerLauncher
+from agent_core.diagnostics.servers import LanguageServerSpec
+from agent_core.safety.sandbox.settings import SandboxSettings
 from bench.figures import Figure
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
 
 EDITS = 12
+STARTS = 21  # per mode, interleaved
 BIN = Path(sys.executable).parent
 SERVERS = {
     "ruff": [str(BIN / "ruff"), "server"],
@@ -87,7 +92,72 @@ def measure(env: dict[str, str]) -> list[Figure]:
                 f"the server itself: {servers:.0f} MB",
             )
         )
+    figures.append(confinement_cost())
     return figures
+
+
+def confinement_cost() -> Figure:
+    """A language server's start (launch, spawn, ``initialize`` answered) in its sandbox, over
+    the same start unconfined (``confined = false``), both as a session makes them: ruff, whose
+    own start is a few milliseconds, so the difference is the sandbox's."""
+    import anyio
+
+    from agent_core.safety.sandbox.detect import detect
+
+    availability = detect(network=False)
+    name = "a language server's start, confined over unconfined"
+    if availability.mechanism is None:
+        return Figure(name, float("nan"), "ms", 20, availability.describe())
+    spec = LanguageServerSpec("ruff", (SERVERS["ruff"][0], "server"), frozenset({".py"}))
+    with tempfile.TemporaryDirectory() as scratch:
+        root, home = Path(scratch) / "workspace", Path(scratch) / "home"
+        root.mkdir()
+        home.mkdir()
+        (root / ".git").mkdir()
+        (root / "app.py").write_text("x = 1\n")
+
+        def launcher(unconfined: frozenset[str]) -> ServerLauncher:
+            return ServerLauncher(
+                (root,),
+                sandbox=SandboxSettings(),
+                unconfined=unconfined,
+                networked=frozenset(),
+                search_path="/usr/bin:/bin",
+                home=home,
+                heron_home=home / ".heron",
+                scrubbed=(),
+                log_file=Path("/dev/null"),
+            )
+
+        confined, unconfined = launcher(frozenset()), launcher(frozenset({"ruff"}))
+        times: dict[bool, list[float]] = {True: [], False: []}
+        for launch in (unconfined, confined):  # warm: pygls imported, files cached
+            anyio.run(_start, launch, spec, root)
+        for _ in range(STARTS):
+            for sandboxed, launch in ((False, unconfined), (True, confined)):
+                times[sandboxed].append(anyio.run(_start, launch, spec, root))
+    inside, outside = statistics.median(times[True]), statistics.median(times[False])
+    how = (
+        f"{availability.mechanism.name}; median of {STARTS} starts of `ruff server` each way, "
+        f"interleaved: {inside * 1000:.1f} ms in the sandbox (workspace read-only, no network), "
+        f"{outside * 1000:.1f} ms unconfined (tethered to Heron)"
+    )
+    return Figure(name, (inside - outside) * 1000, "ms", 20, how)
+
+
+async def _start(launch: ServerLauncher, spec: LanguageServerSpec, root: Path) -> float:
+    """Seconds from the launch to the answer to ``initialize``; the server is stopped after."""
+    import time
+
+    from agent_core.diagnostics.lsp import LanguageServer
+
+    started = time.perf_counter()
+    launched = launch(spec)
+    server = LanguageServer(spec.name, launched.argv, root, launched.done)
+    await server.start(30)
+    took = time.perf_counter() - started
+    await server.stop()
+    return took
 
 
 def _rss(pid: int) -> tuple[float, float]:
