@@ -18,6 +18,7 @@ from agent_core.context.commands import find_commands
 from agent_core.context.files import find_context_files, user_context_files
 from agent_core.errors import ToolError
 from agent_core.events import DiffContent, TextContent
+from agent_core.safety.paths import protected_in
 from agent_core.skills.catalog import Skill, files_beside, find_skills, load_file
 from agent_core.skills.settings import SkillSettings, skill_folders
 
@@ -277,3 +278,14 @@ async def test_a_mentioned_file_is_read_inside_the_workspace_only(
     assert "id_rsa" not in keys.text.partition("leads to")[0]  # the folder was not listed
     assert pipe.text == "(not read: it is a named pipe (FIFO), not a regular file)"
     assert app.text == "(lines 2-2)\nb = 2" and app.problem is None
+
+
+def test_the_sandbox_reads_git_s_config_safely_for_its_hooks_folder(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    (root / ".git").mkdir(parents=True)
+    (root / ".husky").mkdir()
+    (root / ".git" / "config").write_text('[core]\n\thooksPath = ".husky"\n')
+    assert root / ".husky" in protected_in(root, tmp_path / "home")
+    (root / ".git" / "config").unlink()
+    os.mkfifo(root / ".git" / "config")  # git itself would wait on it; the scan does not
+    assert root / ".husky" not in protected_in(root, tmp_path / "home")

@@ -15,6 +15,8 @@ import re
 import stat
 from pathlib import Path
 
+from agent_core.safety.safe_open import UnsafeFile, read_inside
+
 # A path component inside a workspace root that makes the path protected: it asks in every
 # mode, "always allow" included, and is read-only inside the sandbox.
 PROTECTED_NAMES: dict[str, str] = {
@@ -157,6 +159,7 @@ SCAN_SKIPS = frozenset(
         ".terraform",
     }
 )
+GIT_CONFIG_BYTES = 256 * 1024  # of a workspace's .git/config, read for core.hooksPath
 _HOOKS_PATH = re.compile(r'^\s*hookspath\s*=\s*"?([^"\n]+?)"?\s*$', re.IGNORECASE | re.MULTILINE)
 
 
@@ -186,9 +189,9 @@ def protected_in(root: Path, home: Path) -> list[Path]:
 
 def _hooks(root: Path) -> list[Path]:
     """The folder of ``core.hooksPath`` (``.husky``…), when the repository names one in it."""
-    try:
-        config = (root / ".git" / "config").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    try:  # the repository's own file: a FIFO or a link out of it is not read (safe_open)
+        config = read_inside(root / ".git" / "config", [root], GIT_CONFIG_BYTES).text()
+    except (OSError, UnsafeFile):
         return []
     hooks = [(root / match.group(1).strip()).resolve() for match in _HOOKS_PATH.finditer(config)]
     return [path for path in hooks if path.is_relative_to(root) and path.exists()]

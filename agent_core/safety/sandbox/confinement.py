@@ -33,12 +33,14 @@ from pathlib import Path
 
 from agent_core.safety.paths import CREDENTIAL_STORES, WRITABLE_CACHES, protected_in
 from agent_core.safety.process import protect_own_memory
+from agent_core.safety.safe_open import UnsafeFile, read_inside
 from agent_core.safety.sandbox.detect import Availability
 from agent_core.safety.sandbox.policy import SandboxPolicy
 from agent_core.safety.sandbox.settings import SandboxSettings
 from agent_core.safety.sandbox.tether import tethered
 
 ENV = "/usr/bin/env"
+DOT_GIT_BYTES = 4096  # a worktree's or submodule's .git file: one gitdir line
 # Sockets of services that would do for a sandboxed process what it may not do itself.
 SYSTEM_SOCKETS = (
     "/run/docker.sock",
@@ -303,8 +305,8 @@ def _gitdir(dot_git: Path) -> Path | None:
     """Where a ``.git`` file (a worktree's, a submodule's) points, or None."""
     if not dot_git.is_file():
         return None
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        text = dot_git.read_text(encoding="utf-8").strip()
+    with contextlib.suppress(OSError, UnsafeFile, UnicodeDecodeError):  # safe_open: never waits
+        text = read_inside(dot_git, [dot_git.parent], DOT_GIT_BYTES).data.decode("utf-8").strip()
         if text.startswith("gitdir:"):
             return (dot_git.parent / text.removeprefix("gitdir:").strip()).resolve()
     return None
