@@ -1,8 +1,9 @@
 """Slash commands in prompts: Heron's own are answered here; templates and skills become the
 prompt (a skill's: its instructions, then the arguments as the request).
 
-A command the agent does not know goes to the model as the text it is; one naming a skill that
-was left out is answered with why.
+A command the agent does not know goes to the model as the text it is; one naming a skill or a
+template that was left out (``safety/safe_open.py`` would not read it, or it failed a screen)
+is answered with why. The folders are read in a worker thread, each time.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from acp_server.bridge.updates import to_session_update
 from acp_server.handlers.state import ServerState, Session
 from acp_server.jsonrpc.errors import RpcError
 from agent_core.context.commands import (
@@ -23,9 +23,9 @@ from agent_core.context.commands import (
     find_commands,
     parse,
 )
-from agent_core.events import NoticeRaised
 
 if TYPE_CHECKING:
+    from agent_core.events import NoticeRaised
     from agent_core.skills.catalog import Catalog
 
 
@@ -59,6 +59,10 @@ async def announce_commands(state: ServerState, session: Session) -> None:
     then a notice per template left out."""
     _, found = await on_disk(state, session)
     await state.notify_update(session.id, to_commands_update(found.commands))
+    if not found.left_out:
+        return
+    from acp_server.bridge.updates import to_session_update
+
     notices = state.client.can("session", "notices")
     for left_out in found.left_out:
         notice = to_session_update(to_notice(left_out), notices=notices)
@@ -67,6 +71,8 @@ async def announce_commands(state: ServerState, session: Session) -> None:
 
 
 def to_notice(left_out: LeftOut) -> NoticeRaised:
+    from agent_core.events import NoticeRaised
+
     path = left_out.path
     title = f"Ignored the command /{path.stem}" if path.suffix == ".md" else "Ignored commands"
     return NoticeRaised("warning", title, f"{path}: {left_out.reason}")
