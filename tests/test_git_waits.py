@@ -1,7 +1,8 @@
 """No wait on git is open-ended: the watch's deadline and stop kill a whole process group, a
 stall is explained by the file to blame, and a checkpoint in the way of a FIFO named
 ``.gitignore`` or ``.gitattributes`` is skipped with that file named, then skipped again
-before git even starts. Real processes, real FIFOs, real git."""
+before git even starts; a search in the way of one stops naming it. Real processes, real
+FIFOs, real git and ripgrep."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent_core.checkpoints.blockers import find_blockers, known_blocker
 from agent_core.checkpoints.session import Checkpoints
 from agent_core.checkpoints.shadow import ShadowError, ShadowRepository
+from agent_core.errors import ToolError
+from agent_core.safety.blockers import find_blockers, known_blocker
 from agent_core.safety.git import GitStopped, GitWaitError, GitWatch, HardenedGit
+from agent_core.tools.ripgrep import ripgrep
 from tests.support.processes import wait_dead
 
 # A process that starts a grandchild (in its group), says both pids, then waits for ever.
@@ -93,6 +96,22 @@ def test_the_hardened_runner_gives_up_on_a_git_that_hangs(
     assert git.summary(tmp_path) == "not a git repository"
     assert time.monotonic() - began < 2.0
     assert wait_dead([int(pids.read_text())], timeout=2) == []
+
+
+def test_the_session_summary_of_a_repository_whose_status_hangs_says_so(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    who = ["-c", "user.name=u", "-c", "user.email=u@x"]
+    subprocess.run(
+        ["git", *who, "commit", "-q", "--allow-empty", "-m", "c"], cwd=tmp_path, check=True
+    )
+    (tmp_path / "sub").mkdir()
+    os.mkfifo(tmp_path / "sub" / ".gitignore")
+    (tmp_path / "sub" / "x.txt").write_text("x\n")
+    began = time.monotonic()
+    assert HardenedGit(dict(os.environ), timeout_s=0.5).summary(tmp_path) == (
+        "branch main, changes unknown"
+    )
+    assert time.monotonic() - began < 3.0
 
 
 # The files that make git wait.
@@ -242,3 +261,18 @@ def test_the_record_of_a_cancelled_turn_is_hurried(
     said, took = anyio.run(main)
     assert said is not None and "The end of checkpoint 1 was not recorded" in said
     assert "took over 0.5 s" in said and took < 1.0
+
+
+# ripgrep reads the same files: a search in their way stops with the file named.
+
+
+def test_a_search_in_the_way_of_a_fifo_ignore_file_stops_naming_it(project: Path) -> None:
+    async def search() -> str:
+        return await ripgrep(["--files"], project)
+
+    assert sorted(anyio.run(search).split()) == ["a.txt", "sub/b.txt", "sub/deeper/c.txt"]
+    os.mkfifo(project / "sub" / "deeper" / ".ignore")
+    began = time.monotonic()
+    with pytest.raises(ToolError, match=r"sub/deeper/\.ignore is a FIFO \(named pipe\)"):
+        anyio.run(search)
+    assert time.monotonic() - began < 5.0  # the stall point, then a walk: not the time limit

@@ -32,15 +32,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_core.checkpoints.blockers import (
+from agent_core.checkpoints.packing import write_first_snapshot
+from agent_core.errors import HeronError
+from agent_core.safety.blockers import (
     STALL_S,
     WALK_LIMIT_S,
     because,
     find_blockers,
     known_blocker,
 )
-from agent_core.checkpoints.packing import write_first_snapshot
-from agent_core.errors import HeronError
 from agent_core.safety.git import ENVIRONMENT, GitWaitError, GitWatch, git_command
 
 REF_ROOT = "refs/heron"

@@ -1,13 +1,14 @@
-"""What in a workspace makes git wait for ever, named for the user.
+"""What in a workspace makes git or ripgrep wait for ever, named for the user.
 
 Git opens every ``.gitignore`` it walks past (``ls-files --exclude-standard``, ``status``) and
-the ``.gitattributes`` of a folder whose files it stores; a FIFO (or a device) by one of those
-names is opened and waited on until something writes to it, which may be never. Any command
-that can write to the workspace can make one, so the shadow repository looks in two ways:
+the ``.gitattributes`` of a folder whose files it stores; ripgrep opens every ``.gitignore``,
+``.ignore`` and ``.rgignore``. A FIFO (or a device) by one of those names is opened and waited
+on until something writes to it, which may be never. Any command that can write to the
+workspace can make one, so Heron looks in two ways:
 
-- before git runs, a look at the names already known (the workspace's top-level pair, and
-  whatever an earlier look found): a few ``lstat`` calls, nothing a snapshot would notice;
-- when a git call has been waiting a while (``STALL_S``), a walk of the workspace for such a
+- before git runs, at the names already known (the workspace's top-level ones, and whatever
+  an earlier look found): a few ``lstat`` calls, nothing a snapshot would notice;
+- when a call has been waiting a while (``STALL_S``), a walk of the workspace for such a
   file, to stop waiting at once and say which file is to blame. Only a slow call pays for it.
 """
 
@@ -19,14 +20,14 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-OPENED_BY_GIT = frozenset({".gitignore", ".gitattributes"})
-STALL_S = 1.0  # a git call waiting this long has the workspace looked at
+OPENED_ON_A_WALK = frozenset({".gitignore", ".gitattributes", ".ignore", ".rgignore"})
+STALL_S = 1.0  # a call waiting this long has the workspace looked at
 WALK_LIMIT_S = 3.0  # the look gives up after this long (a huge tree): the deadline remains
 KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}
 
 
 def blocking_kind(mode: int) -> str | None:
-    """What a file of ``mode`` is, when git would wait on opening it; None for any other."""
+    """What a file of ``mode`` is, when opening it would wait; None for any other."""
     return KINDS.get(stat.S_IFMT(mode))
 
 
@@ -35,9 +36,9 @@ Blocker = tuple[str, str]  # a path relative to the workspace, and what it is
 
 def known_blocker(workspace: Path, candidates: Iterable[str]) -> Blocker | None:
     """The first of ``candidates`` (paths relative to ``workspace``), or of the top-level
-    ``.gitignore`` and ``.gitattributes``, that would make git wait; None when none would.
+    files named as ``OPENED_ON_A_WALK``, that would make a reader wait; None when none would.
     Costs one ``lstat`` each."""
-    for relative in (*sorted(OPENED_BY_GIT), *candidates):
+    for relative in (*sorted(OPENED_ON_A_WALK), *candidates):
         try:
             kind = blocking_kind(os.lstat(workspace / relative).st_mode)
         except OSError:
@@ -48,9 +49,9 @@ def known_blocker(workspace: Path, candidates: Iterable[str]) -> Blocker | None:
 
 
 def find_blockers(workspace: Path, limit_s: float = WALK_LIMIT_S) -> list[Blocker]:
-    """Every ``.gitignore`` or ``.gitattributes`` under ``workspace`` git would wait on, found
-    within ``limit_s``. Folders named ``.git`` are skipped, as git skips them; symlinks are
-    not followed."""
+    """Every file named as ``OPENED_ON_A_WALK`` under ``workspace`` that would make its reader
+    wait, found within ``limit_s``. Folders named ``.git`` are skipped, as git skips them;
+    symlinks are not followed."""
     give_up = time.monotonic() + limit_s
     found: list[Blocker] = []
     folders = [""]
@@ -62,7 +63,7 @@ def find_blockers(workspace: Path, limit_s: float = WALK_LIMIT_S) -> list[Blocke
             continue
         for entry in entries:
             path = f"{relative}/{entry.name}" if relative else entry.name
-            if entry.name in OPENED_BY_GIT and (kind := _kind(entry)) is not None:
+            if entry.name in OPENED_ON_A_WALK and (kind := _kind(entry)) is not None:
                 found.append((path, kind))
             elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
                 folders.append(path)
@@ -72,11 +73,11 @@ def find_blockers(workspace: Path, limit_s: float = WALK_LIMIT_S) -> list[Blocke
 def because(found: Sequence[Blocker]) -> str:
     """Why a snapshot cannot be taken, for the user: the first file found, and the others."""
     (path, kind), others = found[0], [p for p, _ in found[1:]]
-    said = f"{path} is {kind}, not a file, and git waits for ever on opening it"
+    said = f"{path} is {kind}, not a file: git and ripgrep, which read it, would wait for ever"
     if others:
         listed = ", ".join(others[:3]) + (" ..." if len(others) > 3 else "")
-        said += f" (so would it on {listed})"
-    return f"{said}. Remove it, or make it a file, to get checkpoints back"
+        said += f" (so are {listed})"
+    return f"{said}. Remove it, or make it a regular file"
 
 
 def _kind(entry: os.DirEntry[str]) -> str | None:

@@ -208,7 +208,9 @@ class HardenedGit:
         if branch is None:
             return "not a git repository"
         status = self.run(cwd, ["status", "--porcelain", "--ignore-submodules=all"])
-        changed = [line for line in (status or "").splitlines() if line]
+        if status is None:  # it failed, or took too long (a FIFO .gitignore makes it wait)
+            return f"branch {branch}, changes unknown"
+        changed = [line for line in status.splitlines() if line]
         if not changed:
             return f"branch {branch}, clean"
         return f"branch {branch}, {len(changed)} changed file(s)"
