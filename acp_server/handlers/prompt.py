@@ -56,8 +56,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
     except UnsupportedContent as exc:
         raise RpcError.invalid_params(str(exc)) from None
     async with session.turn_lock:
-        await _wait_for_mcp_servers(state, session)
-        await session.ready()  # its system prompt read off the event loop, the first time
+        await _wait_until_ready(state, session)
         if session.cancellations != ticket:  # cancelled while queued: do not run stale work
             return {"stopReason": "cancelled"}
         follow_credentials(state, session)  # a login or logout since the last prompt
@@ -174,14 +173,16 @@ def _cancellations(state: ServerState, raw: Any) -> int:
     return session.cancellations if session is not None else 0
 
 
-async def _wait_for_mcp_servers(state: ServerState, session: Session) -> None:
-    """The first turn's tools include every MCP server that starts within its connect timeout;
-    ``session/cancel`` stops the wait at once."""
+async def _wait_until_ready(state: ServerState, session: Session) -> None:
+    """The first turn's tools include every MCP server that starts within its connect timeout,
+    and its agent is built (the system prompt read in a worker thread); ``session/cancel``
+    stops the wait at once."""
     if state.background is not None:  # a prompt that beat the reply's follow-up starts them
         session.parts.mcp.start(state.background)
     with anyio.CancelScope() as waiting:
         session.turn_scope = waiting
         await session.parts.mcp.ready()
+        await session.ready()
     session.turn_scope = None
 
 

@@ -134,10 +134,13 @@ class Session:
 
     async def ready(self) -> Agent:
         """The agent, built on first use; its system prompt, which reads the workspace's files
-        and asks git, is made in a worker thread."""
+        and asks git, is made in a worker thread (left to finish alone when the wait is
+        cancelled)."""
         async with self._building:
             if self._agent is None:
-                prompt = await anyio.to_thread.run_sync(self.parts.system_prompt)
+                prompt = await anyio.to_thread.run_sync(
+                    self.parts.system_prompt, abandon_on_cancel=True
+                )
                 self._agent = self.parts.make_agent(prompt)
         return self._agent
 
