@@ -17,6 +17,7 @@ to the model. The prompt's snapshot screens the files again, for what was writte
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -78,13 +79,22 @@ class Memory:
                 f"{FILES[kind]} would be {len(new):,} characters, over its {limit:,} limit: "
                 "replace or remove entries first."
             )
-        problem = refusal(new)
-        if problem and not (action == "remove" and refusal(old)):  # removing only helps then
-            raise ToolError(
-                f"Not remembered: with this change {FILES[kind]}, read as a whole (as later "
-                f"system prompts carry it), {problem.removeprefix('it ')}."
-            )
+        if problem := self._refused(kind, action, old, new):
+            raise ToolError(f"Not remembered: with this change {problem}.")
         return Change(kind, self.path(kind), old, new)
+
+    def _refused(self, kind: Kind, action: Action, old: str, new: str) -> str | None:
+        """Why the screens refuse ``kind``'s file going from ``old`` to ``new``: the file read as
+        a whole, then both files read together, as later system prompts carry them. A removal
+        from a file that fails already is let through: it can only help."""
+        before: dict[Kind, str] = {k: old if k == kind else self.read(k) for k in FILES}
+        if action == "remove" and (refusal(old) or refusal(_together(before))):
+            return None
+        if problem := refusal(new):
+            return f"{FILES[kind]}, read as a whole, {problem.removeprefix('it ')}"
+        if problem := refusal(_together({**before, kind: new})):
+            return f"{' and '.join(FILES.values())}, read together, {problem.removeprefix('it ')}"
+        return None
 
     def write(self, change: Change) -> None:
         """Write a proposed change, unless the file changed since it was proposed."""
@@ -103,6 +113,7 @@ class Memory:
         """The prompt's memory section as the files are now, and the files left out (why)."""
         sections: list[str] = []
         left_out: list[tuple[Path, str]] = []
+        kept: dict[Kind, str] = {}
         for kind in FILES:
             try:
                 text = self.read(kind).strip()
@@ -114,6 +125,13 @@ class Memory:
             if problem := refusal(text):
                 left_out.append((self.path(kind), problem))
                 continue
+            if kept and (problem := refusal(_together({**kept, kind: text}))):
+                after = " and ".join(FILES[k] for k in kept)
+                left_out.append(
+                    (self.path(kind), f"read after {after}, {problem.removeprefix('it ')}")
+                )
+                continue
+            kept[kind] = text
             limit = self._limits[kind]
             shown = text if len(text) <= limit else text[:limit] + "\n[cut at its size limit]"
             sections.append(f"## {ABOUT[kind]} ({kind})\n{shown}")
@@ -128,6 +146,11 @@ def refusal(text: str) -> str | None:
     if kind := secret_in_text(text):
         return f"it holds {kind}, which must not be kept in memory"
     return None
+
+
+def _together(texts: Mapping[Kind, str]) -> str:
+    """The files' texts in the order the prompt carries them."""
+    return "\n".join(texts[kind] for kind in FILES if kind in texts)
 
 
 def _entries(text: str) -> list[str]:
