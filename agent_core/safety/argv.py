@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from agent_core.safety.grammar import WILD
 from agent_core.safety.shell import Word
 
 MIN_ABBREVIATION = 1  # getopt_long takes any unambiguous prefix: "--i" may well be --in-place
@@ -44,10 +45,22 @@ class Argv:
                 options_ended = True
             elif value.startswith("--"):
                 flags.add(value.split("=", 1)[0])
-            else:
-                flags.add(value)
-                flags.update(f"-{letter}" for letter in value[1:])
+            else:  # -rf is -r -f; -n=prod (a value merged by grammar.py) is -n
+                head = value.split("=", 1)[0]
+                flags.add(head)
+                for letter in head[1:]:
+                    flags.add("-" + letter)
         return frozenset(flags), tuple(operands), has_wild_flag
+
+    @cached_property
+    def tame(self) -> Argv:
+        """The same words, with run-time words taken as they are (for ``matches``)."""
+        return self if not self.wild else Argv(self.program, self.args)
+
+    @cached_property
+    def wilder(self) -> Argv:
+        """The same words, a run-time word standing for anything (for ``could_match``)."""
+        return self if self.wild else Argv(self.program, self.args, wild=True)
 
     @property
     def flags(self) -> frozenset[str]:
@@ -83,6 +96,25 @@ class Argv:
         return any(
             (w.value is None and self.wild) or (w.value is not None and test(w.value))
             for w in self.args
+        )
+
+    def values(self, names: Iterable[str]) -> list[str | None]:
+        """The values given to these options as ``--opt=value`` (``grammar.normal_args`` writes
+        ``-X DELETE`` and ``-XDELETE`` so); None for a value known only at run time."""
+        names = tuple(names)
+        found: list[str | None] = []
+        for word in self.args:
+            if word.value is None or not word.value.startswith("-") or "=" not in word.value:
+                continue
+            option, _, value = word.value.partition("=")
+            if option in names:
+                found.append(None if value == WILD else value)
+        return found
+
+    def any_value(self, names: Iterable[str], test: Callable[[str], bool]) -> bool:
+        """Some value given to these options passes ``test`` (a run-time one might)."""
+        return any(
+            (v is None and self.wild) or (v is not None and test(v)) for v in self.values(names)
         )
 
     def operand(self, index: int) -> Word | None:
@@ -136,13 +168,23 @@ class Condition:
         return Condition(lambda a: self.test(a) or other.test(a), f"{self.about} or {other.about}")
 
     def matches(self, argv: Argv) -> bool:
-        return self.test(Argv(argv.program, argv.args, wild=False))
+        return self.test(argv.tame)
 
     def could_match(self, argv: Argv) -> bool:
-        return self.test(Argv(argv.program, argv.args, wild=True))
+        return self.test(argv.wilder)
 
 
 ALWAYS = Condition(lambda a: True, "always")
+Rule = tuple[tuple[str, ...], Condition, str]  # a table's row: programs, when, what it does
+
+
+def by_program(rules: tuple[Rule, ...]) -> dict[str, tuple[Rule, ...]]:
+    """The rows that name each program, so a command is read against its own rows only."""
+    index: dict[str, list[Rule]] = {}
+    for rule in rules:
+        for program in rule[0]:
+            index.setdefault(program, []).append(rule)
+    return {program: tuple(rows) for program, rows in index.items()}
 
 
 def names(text: str) -> frozenset[str]:
@@ -193,3 +235,8 @@ def no_flag(*names: str) -> Condition:
     """None of these flags is given, as far as the literal words tell. Not monotone: for the
     read-only table only, which is consulted only when every word is literal."""
     return Condition(lambda a: not a.has_flag(names), f"no {' '.join(names)}")
+
+
+def valued(names: tuple[str, ...], test: Callable[[str], bool], about: str) -> Condition:
+    """Some value given to these options (``-X DELETE``, ``--method=PUT``) passes ``test``."""
+    return Condition(lambda a: a.any_value(names, test), about)

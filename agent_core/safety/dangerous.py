@@ -17,7 +17,9 @@ from agent_core.safety.argv import (
     ALWAYS,
     Argv,
     Condition,
+    Rule,
     arg,
+    by_program,
     flag,
     names,
     operand,
@@ -25,6 +27,7 @@ from agent_core.safety.argv import (
     unless,
     words,
 )
+from agent_core.safety.network import LOCAL_URL, NETWORK_RULES
 from agent_core.safety.paths import (
     CREDENTIAL_STORES,
     PROTECTED_NAMES,
@@ -32,6 +35,7 @@ from agent_core.safety.paths import (
     SHELL_STARTUP_FILES,
     is_system_path,
 )
+from agent_core.safety.teardown import TEARDOWN_RULES
 
 
 def _disk(value: str) -> bool:
@@ -68,9 +72,6 @@ def _runs_program(value: str) -> bool:
     return value.lower().startswith(("exec:", "system:"))
 
 
-_LOCAL_URL = re.compile(r"^(https?://)?(localhost|127\.\d+\.\d+\.\d+|\[::1\])([:/]|$)")
-
-
 def _uploads_elsewhere(argv: Argv) -> bool:
     """curl sends a local file (``-d @file``, ``-F f=@file``, ``-T file``) to a host that is not
     this machine, or to one known only at run time."""
@@ -79,7 +80,7 @@ def _uploads_elsewhere(argv: Argv) -> bool:
     )
     urls = [w for w in argv.operands if w.value is None or "://" in w.value]
     return sends and (
-        not urls or any(w.value is None or not _LOCAL_URL.match(w.value) for w in urls)
+        not urls or any(w.value is None or not LOCAL_URL.match(w.value) for w in urls)
     )
 
 
@@ -96,7 +97,7 @@ def _shows_password(argv: Argv) -> bool:
     return first is not None and (first.value is None or first.value not in _PASS_COMMANDS)
 
 
-DANGEROUS: tuple[tuple[tuple[str, ...], Condition, str], ...] = (
+_OPERATIONS: tuple[Rule, ...] = (
     # Deletes of any kind.
     (("rm", "rmdir", "unlink", "shred", "srm", "wipe"), ALWAYS, "deletes files"),
     (("trash", "trash-put", "rimraf", "del", "del-cli"), ALWAYS, "deletes files"),
@@ -134,7 +135,10 @@ DANGEROUS: tuple[tuple[tuple[str, ...], Condition, str], ...] = (
     (
         ("git",),
         sub("checkout", then=flag("-f", "--force") | operand(_everything, "."))
-        | sub("restore", then=flag("-W", "--worktree") | unless("-S", "--staged"))
+        | sub(
+            "restore",
+            then=(flag("-W", "--worktree") | unless("-S", "--staged")) & operand(_everything, "."),
+        )
         | sub("switch", then=flag("-f", "--force", "--discard-changes"))
         | sub("read-tree", then=flag("-u", "--reset"))
         | sub("checkout-index", then=flag("-f", "--force")),
@@ -234,7 +238,11 @@ DANGEROUS: tuple[tuple[tuple[str, ...], Condition, str], ...] = (
         words("configure", "get") | words("configure", "export-credentials"),
         "prints a credential",
     ),
-    (("kubectl",), words("config", "view") & flag("--raw"), "prints cluster credentials"),
+    (
+        ("kubectl", "oc", "kubecolor"),
+        words("config", "view") & flag("--raw"),
+        "prints cluster credentials",
+    ),
     (("op",), sub("read", "item", "inject"), "reads a password manager"),
     (("pass",), sub("show") | Condition(_shows_password, "an entry"), "reads a password manager"),
     (("secret-tool",), sub("lookup", "search"), "reads the keyring"),
@@ -283,10 +291,10 @@ DANGEROUS: tuple[tuple[tuple[str, ...], Condition, str], ...] = (
         ),
         "gives a container the machine (privileged, the host's root or namespaces)",
     ),
-    (("kubectl",), sub("delete", "drain"), "deletes cluster resources"),
+    (("kubectl", "oc", "kubecolor"), sub("delete", "drain"), "deletes cluster resources"),
     (("helm",), sub("uninstall", "delete"), "deletes cluster resources"),
     (
-        ("terraform", "tofu", "pulumi"),
+        ("terraform", "tofu", "terragrunt", "pulumi"),
         sub("destroy")
         | sub("apply", then=flag("-auto-approve", "--auto-approve"))
         | words("state", "rm"),
@@ -304,6 +312,11 @@ DANGEROUS: tuple[tuple[tuple[str, ...], Condition, str], ...] = (
         "wipes a database",
     ),
 )
+
+DANGEROUS: tuple[Rule, ...] = _OPERATIONS + NETWORK_RULES + TEARDOWN_RULES
+
+
+DANGEROUS_BY_PROGRAM = by_program(DANGEROUS)
 
 # Variables that change what a program loads or runs: setting one asks.
 LOADER_VARIABLES = names(

@@ -1,7 +1,7 @@
 """Code given to an interpreter inline (``python -c``, ``node -e``, a heredoc fed to perl, an
 awk program) and SQL given to a database client: searched as text, in any language, for what
 asks: deleting files, using the network, starting programs, building code at run time, and SQL
-that drops or deletes data.
+that drops or deletes data (``sql.py``).
 
 Searching text cannot read every program; it reads the usual ones, and code it cannot read at
 all (``eval``, ``base64`` decoding…) asks as unknowable. Calls, not mere names: ``import
@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from agent_core.safety.argv import names
+from agent_core.safety.sql import destroys_data
 
 CODE_DANGERS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), reason)
@@ -52,14 +53,6 @@ SQL_CLIENTS = names(
     "psql mysql mariadb sqlite3 sqlite duckdb sqlcmd clickhouse-client clickhouse cqlsh "
     "snowsql bq mongosh mongo cockroach usql"
 )
-SQL_DANGERS = re.compile(
-    r"\bdrop\s+(table|database|schema|index|view|user|role|collection)\b"
-    r"|\btruncate\s+(table\s+)?[\w.\"`]+"
-    r"|\bdelete\s+from\s+[\w.\"`\[\]]+\s*(;|$)"
-    r"|\bupdate\s+[\w.\"`\[\]]+\s+set\b(?![^;]*\bwhere\b)"
-    r"|\bdropDatabase\s*\(",
-    re.IGNORECASE,
-)
 
 
 def code_findings(text: str, language: str) -> tuple[list[str], list[str]]:
@@ -69,11 +62,11 @@ def code_findings(text: str, language: str) -> tuple[list[str], list[str]]:
     ]
     if language in BACKQUOTE_LANGUAGES and BACKQUOTES.search(text):
         dangers.append(f"its {language} code starts other programs")
-    if SQL_DANGERS.search(text):
+    if destroys_data(text, embedded=True):
         dangers.append(f"its {language} code runs SQL that drops or deletes data")
     unknowns = [f"its {language} code builds code at run time"] if CODE_UNKNOWN.search(text) else []
     return dangers, unknowns
 
 
 def drops_data(texts: list[str]) -> bool:
-    return any(SQL_DANGERS.search(text) for text in texts)
+    return any(destroys_data(text) for text in texts)

@@ -4,8 +4,11 @@ it runs, whether every part only reads, and what "always allow" would remember o
 Every simple command of the parsed line is judged (pipelines, lists, subshells, substitutions,
 heredoc bodies, function bodies), after unwrapping what runs other programs (``launchers.py``):
 wrappers, runners, shells given a string (``sh -c``, recursively), interpreters given inline
-code (``inline.py``), ``eval``, ``xargs``, ``find -exec``, git's own options. The tables are
-``dangerous.py`` and ``readonly.py``.
+code (``inline.py``), ``eval``, ``xargs``, ``find -exec``, git's own options; text piped or
+fed into a shell, an interpreter, a database client or ``at`` is judged as that code, and so is
+a script the line writes and then runs. A program's arguments are read by its grammar
+(``grammar.py``: which options take values) before the tables: ``dangerous.py`` (with
+``network.py`` and ``teardown.py``), ``emptying.py`` and ``readonly.py``.
 
 The judgement grants questions, not access: a command judged harmless still runs inside the
 sandbox, which is what confines it.
@@ -16,34 +19,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from agent_core.safety.argv import ALWAYS, Argv
+from agent_core.safety.argv import ALWAYS, Argv, by_program
 from agent_core.safety.dangerous import (
-    DANGEROUS,
+    DANGEROUS_BY_PROGRAM,
     GIT_RISKY_KEYS,
     LOADER_VARIABLES,
     network_device,
     reads_credentials,
     write_danger,
 )
-from agent_core.safety.findings import STDIN_NAMES, Findings, Judgement
+from agent_core.safety.emitted import emitted
+from agent_core.safety.emptying import EMPTYING
+from agent_core.safety.findings import Judgement, path_key
+from agent_core.safety.grammar import GRAMMARS, readings
 from agent_core.safety.inline import SQL_CLIENTS, drops_data
 from agent_core.safety.launchers import (
-    MULTICALL,
-    SHELL_STRING_OPTIONS,
     SHELLS,
     SUBCOMMAND_PROGRAMS,
-    WRAPPER_POSITIONALS,
-    WRAPPERS,
-    after_options,
-    exec_commands,
     interpreter_of,
     option_values,
-    parallel_command,
     prefix_of,
     program_name,
     runner,
-    xargs_command,
 )
+from agent_core.safety.launches import Launches
+from agent_core.safety.network import prints_environment, sends_stdin
 from agent_core.safety.readonly import READ_ONLY, SYSTEM_BIN
 from agent_core.safety.shell import SimpleCommand, Word, parse
 
@@ -54,7 +54,10 @@ COPIERS = frozenset({"cp", "install", "ln", "rsync", "scp"})  # the last operand
 EVALUATING = frozenset(
     {"declare", "typeset", "local", "readonly", "export", "let", "test", "[", "[["}
 )
-_GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
+_GIT_VALUED = GRAMMARS["git"].valued
+_GIT_FLAGS = GRAMMARS["git"].flags | {"--exec-path", "--version", "--help", "-h"}
+_EMPTYING_BY_PROGRAM = by_program(EMPTYING)
+DEFERRED = frozenset({"at", "batch"})  # they run shell code from stdin (or -f FILE) later
 _GIT_NOT_READ_ONLY = frozenset({"-c", "--config-env", "--exec-path", "-p", "--paginate"})
 _DOWNLOAD_FLAGS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
 
@@ -74,7 +77,7 @@ def hides_code(text: str) -> bool:
     return "$(" in text or "`" in text
 
 
-class _Judge(Findings):
+class _Judge(Launches):
     # The line and its statements.
 
     def line(self, source: str, depth: int) -> None:
@@ -96,6 +99,7 @@ class _Judge(Findings):
             elif redirect.writes:
                 self.read_only = False
                 self.written(target)
+                self.scripts.setdefault(path_key(target), None)  # its commands may say more
         for command in parsed.commands:
             self.statement(command, depth)
 
@@ -111,6 +115,7 @@ class _Judge(Findings):
         for word in (*command.words, *(r.target for r in command.redirects if r.target)):
             if reads_credentials(word.text):
                 self.danger(f"it reads credentials ({word.text})")
+        self.record_writes(command)
         if not command.words:
             return
         program = command.words[0].value
@@ -130,47 +135,90 @@ class _Judge(Findings):
     ) -> None:
         """``head``: the runner words in front of it (``uv run``), for its prefix."""
         program = words[0]
-        if program.value is None:
-            self.unknown(f"the program to run is only known at run time ({program.source})")
+        if not self.knowable(program) or program.value is None:
             return
-        pattern = any(c in program.value for c in "*?[") and program.value not in ("[", "[[")
-        if pattern or "{}" in program.value:
-            self.unknown(f"the program to run is a pattern ({program.value})")
-            return
-        if program.value in self.downloads or program_name(program.value) in self.downloads:
-            self.unknown(f"it runs a file it has just downloaded ({program.value})")
         name = program_name(program.value)
         if name.startswith("git-") and name != "git-filter-repo":  # git-push is git push
             words = [Word("git", "git"), Word(name[4:], name[4:]), *words[1:]]
             name = "git"
+        if "/" in program.value or self.downloaded(program):
+            self.script_file(program, None, depth)  # ./x.sh the line wrote or downloaded
         args = tuple(words[1:])
-        argv = Argv(name, args)
         if self.runs_another(name, args, command, depth):
-            self.rules(argv)  # sudo, su: dangerous in themselves
+            self.rules(Argv(name, args), command)  # sudo, su: dangerous in themselves
             return
         if found := runner(name, args):
             runner_head, inner = found
             self.simple(inner, command, depth, (*head, *runner_head))
             return
-        prefix: str | None = None  # what "always allow" remembers, when not the usual
-        risky = False
+        argv, prefix, risky = self.program(name, args, command, depth)
+        if argv is None:
+            return  # it only runs the code judged just now
+        self.rules(argv, command)
+        self.writes(name, argv)
+        self.note(program.value, name, argv, command, (head, prefix, risky))
+
+    def knowable(self, program: Word) -> bool:
+        """The program to run is known before it runs."""
+        if program.value is None:
+            self.unknown(f"the program to run is only known at run time ({program.source})")
+            return False
+        pattern = any(c in program.value for c in "*?[") and program.value not in ("[", "[[")
+        if pattern or "{}" in program.value:
+            self.unknown(f"the program to run is a pattern ({program.value})")
+            return False
+        return True
+
+    def program(
+        self, name: str, args: tuple[Word, ...], command: SimpleCommand, depth: int
+    ) -> tuple[Argv | None, str | None, bool]:
+        """What a program that runs code of its own does with it (git's options, a shell's or
+        an interpreter's code, a database client's SQL, ``at``'s commands). Returns its
+        arguments (None when it only runs code judged here), what "always allow" remembers
+        when not the usual, and whether git's own options make it more than a read."""
+        argv = Argv(name, args)
         if name == "git":
             argv, risky = self.git(args, depth)
-        elif name in SHELLS:
+            return argv, None, risky
+        if name in SHELLS:
             prefix = self.shell(name, args, command, depth)
-            if prefix is None:
-                return  # it only runs the code judged just now
-        elif (language := interpreter_of(name)) is not None:
-            prefix = self.interpreter(language, args, command, depth)
-        elif name in SQL_CLIENTS:
-            if drops_data([w.text for w in args] + [r.body or "" for r in command.redirects]):
+            return (None if prefix is None else argv), prefix, False
+        if (language := interpreter_of(name)) is not None:
+            return argv, self.interpreter(language, args, command, depth), False
+        if name in SQL_CLIENTS:
+            fed = emitted(command.upstream) if command.piped else None
+            texts = [_option_text(w.text) for w in args] + [r.body or "" for r in command.redirects]
+            if drops_data([*texts, fed or ""]):
                 self.danger(f"{name} runs SQL that drops or deletes data")
+        elif name in DEFERRED:
+            return argv, self.deferred(name, args, command, depth), False
         elif name == "hash" and any(w.value == "-p" for w in args):
             self.unknown("hash -p makes a program name run another program")
-        self.rules(argv)
-        self.writes(name, argv)
+        return argv, None, False
+
+    def deferred(
+        self, name: str, args: tuple[Word, ...], command: SimpleCommand, depth: int
+    ) -> str:
+        """``at``, ``batch``: the shell code they run later is judged now."""
+        files = option_values(args, ("-f",))
+        if files:
+            self.script_file(files[0], None, depth)
+            return f"{name} -f {files[0].text}"
+        self.stdin_code(command, depth, None, name)
+        return name
+
+    def note(
+        self,
+        written: str,
+        name: str,
+        argv: Argv,
+        command: SimpleCommand,
+        remembered: tuple[tuple[str, ...], str | None, bool],
+    ) -> None:
+        """Whether it only reads; if not, what "always allow" remembers of it."""
+        head, prefix, risky = remembered
         condition = READ_ONLY.get(name)
-        trusted = "/" not in program.value or program.value.rsplit("/", 1)[0] in SYSTEM_BIN
+        trusted = "/" not in written or written.rsplit("/", 1)[0] in SYSTEM_BIN
         read_only = (
             trusted
             and condition is not None
@@ -179,19 +227,28 @@ class _Judge(Findings):
         )
         if not read_only or risky:
             self.read_only = False
-            self.prefixes.append(" ".join((*head, prefix or prefix_of(program.value, name, argv))))
+            self.prefixes.append(" ".join((*head, prefix or prefix_of(written, name, argv))))
 
-    def rules(self, argv: Argv) -> None:
-        shown = _shown(argv)
-        for programs, condition, reason in DANGEROUS:
-            if argv.program not in programs:
-                continue
-            if condition.matches(argv):
-                self.danger(f"{shown} {reason}")
-            elif condition.could_match(argv):
-                self.unknown(
-                    f"{shown} has arguments only known at run time, and with some it {reason}"
-                )
+    def rules(self, argv: Argv, command: SimpleCommand | None = None) -> None:
+        """The tables' rows for this program, over each reading of its arguments."""
+        dangerous = DANGEROUS_BY_PROGRAM.get(argv.program, ())
+        emptying = _EMPTYING_BY_PROGRAM.get(argv.program, ())
+        upstream = command.upstream if command is not None else None
+        for reading in readings(argv.program, argv.args):
+            normal = Argv(argv.program, reading)
+            shown = _shown(normal)
+            for _, condition, reason in dangerous:
+                if condition.matches(normal):
+                    self.danger(f"{shown} {reason}")
+                elif condition.could_match(normal):
+                    self.unknown(
+                        f"{shown} has arguments only known at run time, and with some it {reason}"
+                    )
+            for _, condition, reason in emptying:
+                if condition.could_match(normal):
+                    self.empties(f"{shown} {reason}")
+            if prints_environment(upstream) and sends_stdin(normal):
+                self.danger(f"{shown} sends the environment, which holds keys and tokens")
 
     def writes(self, name: str, argv: Argv) -> None:
         """The paths a command writes, judged like redirections; and what it downloads."""
@@ -213,138 +270,20 @@ class _Judge(Findings):
             self.downloads.update(w.text for w in downloaded)
             self.downloads.update(w.text.lstrip("./") for w in downloaded)
         for word in targets:
-            self.written(word.text.removeprefix("of="))
-
-    # What runs other programs.
-
-    def runs_another(
-        self, name: str, args: tuple[Word, ...], command: SimpleCommand, depth: int
-    ) -> bool:
-        """Judge what ``name`` runs, when it runs something; True when it did."""
-        if name == "eval":
-            self.code_string(args, depth, "eval")
-            return True
-        if name in ("source", "."):
-            script = args[0] if args else None
-            if script is not None and (script.value is None or script.value in STDIN_NAMES):
-                self.unknown("it sources a script produced at run time")
-            self.read_only = False
-            self.prefixes.append(f"{name} {script.text}" if script is not None else name)
-            return True
-        if name in ("alias", "trap"):
-            for word in args[:1] if name == "trap" else args:
-                code = (word.value or "").partition("=")[2] if name == "alias" else word.value
-                if word.value is None:
-                    self.unknown(f"it defines shell code built at run time ({name})")
-                elif code:
-                    self.line(code, depth + 1)
-            return True
-        if name in SHELL_STRING_OPTIONS and self.shell_string(name, args, depth):
-            return True
-        if name in MULTICALL:  # busybox rm -rf x is rm
-            if args:
-                self.simple(list(args), command, depth)
-            return True
-        if name in ("xargs", "parallel"):
-            inner = xargs_command(args) if name == "xargs" else parallel_command(args)
-            self.simple(inner or [Word("echo", "echo")], command, depth)
-            return True
-        if name in ("find", "fd", "fdfind"):
-            for segment in exec_commands("fd" if name == "fdfind" else name, args):
-                self.simple(segment, command, depth)
-            return False  # find itself is judged too
-        if name in WRAPPERS:
-            if name == "command" and any(w.value in ("-v", "-V") for w in args[:1]):
-                return True  # it only says what a name is
-            inner = self.unwrap(name, args, depth)
-            if inner:
-                self.simple(inner, command, depth)
-            elif name not in ("env", "exec"):  # env alone prints; exec alone redirects
-                self.read_only = False
-            return True
-        return False
-
-    def unwrap(self, name: str, args: tuple[Word, ...], depth: int) -> list[Word]:
-        valued = WRAPPERS[name]
-        rest = list(args)
-        positionals = WRAPPER_POSITIONALS.get(name, 0)
-        if name == "taskset" and any(w.value in ("-c", "--cpu-list") for w in args):
-            positionals = 0  # the CPU list is -c's value, not a mask before the program
-        while rest:
-            value = rest[0].value
-            if value is None:
-                break
-            if value == "--":
-                rest.pop(0)
-                break
-            if name == "env" and "=" in value and not value.startswith("-"):
-                if value.partition("=")[0] in LOADER_VARIABLES:
-                    self.unknown(f"it sets {value.partition('=')[0]}, which changes what runs")
-                rest.pop(0)
-            elif name == "env" and value.startswith(("-S", "--split-string")):
-                rest.pop(0)
-                attached = value.split("=", 1)[1] if "=" in value else value[2:]
-                if (value.startswith("--") and "=" not in value) or value == "-S":
-                    string = rest.pop(0) if rest else Word("", "")
-                else:
-                    string = Word(attached, attached)
-                self.code_string([string], depth, "env -S")
-            elif value.startswith("-") and value != "-":
-                rest.pop(0)
-                if value in valued and rest:
-                    rest.pop(0)
-            elif positionals:
-                rest.pop(0)
-                positionals -= 1
-            else:
-                break
-        return rest
-
-    def shell_string(self, name: str, args: tuple[Word, ...], depth: int) -> bool:
-        """``su -c CMD``, ``flock f -c CMD``, ``npx -c CMD``, ``watch CMD…``: judge the string."""
-        if name == "watch":
-            self.code_string(after_options(args, frozenset({"-n", "--interval"})), depth, "watch")
-            return True
-        options = SHELL_STRING_OPTIONS[name]
-        for index, word in enumerate(args):
-            value = word.value or ""
-            if value in options and index + 1 < len(args):
-                self.code_string([args[index + 1]], depth, name)
-                return True
-            if any(value.startswith(f"{o}=") for o in options if o.startswith("--")):
-                self.code_string([Word(value, value.split("=", 1)[1])], depth, name)
-                return True
-        return False
-
-    def code_string(self, words: Sequence[Word], depth: int, name: str) -> None:
-        if all(w.literal for w in words):
-            self.line(" ".join(w.value or "" for w in words), depth + 1)
-        else:
-            self.unknown(f"it runs shell code built at run time ({name})")
+            path = word.text.removeprefix("of=")
+            self.written(path)
+            if name != "tee":  # tee's content is known: see record_writes
+                self.scripts[path_key(path)] = None
 
     def git(self, args: tuple[Word, ...], depth: int) -> tuple[Argv, bool]:
         """Judge git's own options (``-c``, ``--exec-path``) and the commands some of its
         subcommands run. Returns the arguments from the subcommand on, and whether git's own
         options make it more than a read (``-c``, ``-p``)."""
         rest = list(args)
-        risky = False
-        while rest and (value := rest[0].value) is not None and value.startswith("-"):
-            rest.pop(0)
-            option, _, attached = value.partition("=")
-            risky = risky or option in _GIT_NOT_READ_ONLY
-            setting = attached if attached else None
-            if option in _GIT_VALUED and not attached and rest:
-                setting = rest.pop(0).value
-                if setting is None:
-                    self.unknown("git gets an option known only at run time")
-                    continue
-            if option in ("-c", "--config-env") and setting is not None:
-                key = setting.partition("=")[0].lower()
-                if GIT_RISKY_KEYS.match(key):
-                    self.danger(f"git -c {key} changes what git runs or does")
-            elif option == "--exec-path" and attached:
-                self.danger("git runs its commands from another folder (--exec-path)")
+        risky, guess = self.git_options(rest)
         argv = Argv("git", tuple(rest))
+        if guess and len(rest) > 1:  # an option git's row does not know may take a value
+            self.rules(Argv("git", tuple(rest[1:])))
         subcommand = rest[0].value if rest else None
         if subcommand == "submodule" and argv.words_start(("submodule", "foreach")):
             self.code_string(argv.after(2).args, depth, "git submodule foreach")
@@ -357,6 +296,37 @@ class _Judge(Findings):
             if inner:
                 self.simple(inner, SimpleCommand(tuple(inner)), depth)
         return argv, risky
+
+    def git_options(self, rest: list[Word]) -> tuple[bool, bool]:
+        """Take git's own options off ``rest``, judging ``-c`` and ``--exec-path``. Returns
+        whether they make it more than a read, and whether the last is one git's row does not
+        know (so it may have taken what now looks like the subcommand)."""
+        risky, unknown = False, False
+        while rest and (value := rest[0].value) is not None and value.startswith("-"):
+            rest.pop(0)
+            option, _, attached = value.partition("=")
+            risky = risky or option in _GIT_NOT_READ_ONLY
+            unknown = not attached and option not in _GIT_VALUED | _GIT_FLAGS
+            setting = attached if attached else None
+            if option in _GIT_VALUED and not attached and rest:
+                setting = rest.pop(0).value
+                if setting is None:
+                    self.unknown("git gets an option known only at run time")
+                    continue
+            if option in ("-c", "--config-env") and setting is not None:
+                key = setting.partition("=")[0].lower()
+                if GIT_RISKY_KEYS.match(key):
+                    self.danger(f"git -c {key} changes what git runs or does")
+            elif option == "--exec-path" and attached:
+                self.danger("git runs its commands from another folder (--exec-path)")
+        return risky, unknown
+
+
+def _option_text(text: str) -> str:
+    """An argument without its option: ``--command=SQL`` and ``-cSQL`` are ``SQL``."""
+    if text.startswith("--") and "=" in text:
+        return text.split("=", 1)[1]
+    return text[2:] if text.startswith("-") and not text.startswith("--") else text
 
 
 def _shown(argv: Argv) -> str:

@@ -31,6 +31,8 @@ class Edit:
 @dataclass(frozen=True)
 class Command:
     command: str  # a shell command line, judged by its structure (judge.py)
+    checkpointed: bool = False  # the turn's checkpoint is taken before it runs: /undo restores
+    # what it empties in place, so that alone does not ask (see findings.Judgement.emptied)
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,7 @@ def situation_of(
                     rejection="the user rejected edits for the rest of this session",
                 )
             return Situation(mode, action, True, protected, outside)
-        case Command(command=command):
+        case Command(command=command, checkpointed=checkpointed):
             from agent_core.safety.judge import judge  # the grammar loads after session/new
 
             judgement = judge(command)
@@ -234,7 +236,7 @@ def situation_of(
                 mode,
                 action,
                 writes=not judgement.read_only,
-                concern=judgement.concern,
+                concern=judgement.concern_given(checkpoint=checkpointed),
                 runs_code=True,
                 sandboxed=sandboxed,
                 remembered="reject"

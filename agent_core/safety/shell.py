@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -30,17 +30,7 @@ _BRACE_EXPANSION = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
 _ANSI_C_ESCAPES = re.compile(
     r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|.)"
 )
-_SIMPLE_ESCAPES = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "v": "\v",
-}
+_SIMPLE_ESCAPES = dict(zip("ntrabeEfv", "\n\t\r\a\b\x1b\x1b\f\v", strict=True))
 _STATEMENT_KEYWORDS = frozenset({"export", "declare", "local", "readonly", "typeset", "unset"})
 
 
@@ -91,6 +81,7 @@ class SimpleCommand:
     assignments: tuple[tuple[str, Word], ...] = ()  # NAME=value before the program
     redirects: tuple[Redirect, ...] = ()
     piped: bool = False  # its standard input is the output of another command
+    upstream: SimpleCommand | None = None  # that command, when it is a simple one
 
     @property
     def program(self) -> Word | None:
@@ -149,6 +140,7 @@ _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirec
 _HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_end", "file_descriptor"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _PIPES = frozenset({"|", "|&"})
+_SIMPLE_STAGES = frozenset({"command", "redirected_statement", "declaration_command"})
 _WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "concatenation", "number"})
 
 
@@ -180,12 +172,7 @@ class _Builder:
             case "function_definition":
                 self._function(node)
             case "pipeline":
-                after_pipe = False
-                for child in node.children:
-                    if child.type in _PIPES:
-                        after_pipe = True
-                    elif child.is_named:
-                        self.visit(child, piped or after_pipe)
+                self._pipeline(node, piped)
             case kind if kind in _REDIRECTS:
                 self._redirect(node)
             case kind if kind in _SUBSTITUTIONS:
@@ -199,6 +186,26 @@ class _Builder:
             case _:
                 for child in node.named_children:
                     self.visit(child, piped)
+
+    def _pipeline(self, node: Node, piped: bool, upstream: SimpleCommand | None = None) -> None:
+        """Each stage after a pipe reads one; the simple command that reads it learns which
+        simple command feeds it (``echo … | sh``)."""
+        after_pipe = upstream is not None
+        for child in node.children:
+            if child.type in _PIPES:
+                after_pipe = True
+                continue
+            if not child.is_named:
+                continue
+            start = len(self.commands)
+            self.visit(child, piped or after_pipe)
+            if len(self.commands) == start:
+                upstream = None
+                continue
+            reader = len(self.commands) - 1 if child.type in _SIMPLE_STAGES else start
+            if upstream is not None and child.type in (*_SIMPLE_STAGES, "list"):
+                self.commands[reader] = replace(self.commands[reader], upstream=upstream)
+            upstream = self.commands[-1] if child.type in _SIMPLE_STAGES else None
 
     def _inside(self, node: Node) -> None:
         for child in node.named_children:
@@ -244,21 +251,38 @@ class _Builder:
             else:
                 self._test_words(child, words)
 
-    def _redirect(self, node: Node) -> Redirect:
+    def _redirect(self, node: Node, after: list[Node] | None = None) -> Redirect:
+        """``after``: where a here-document's redirection puts what follows it on its line
+        (``cat <<EOF > x.sh && sh x.sh``: tree-sitter nests ``> x.sh`` and ``&& sh x.sh`` in
+        it), to be visited once the command it feeds is known."""
         redirect = _redirect(node)
         self.redirects.append(redirect)
         for child in node.named_children:
-            if child.type not in _HEREDOC_PARTS:
-                self.visit(child)  # substitutions in a target or an unquoted heredoc's body
+            if child.type in _HEREDOC_PARTS:
+                continue
+            heredoc = after is not None and node.type == "heredoc_redirect"
+            if heredoc and after is not None and child.type != "heredoc_body":
+                after.append(child)
+                continue
+            self.visit(child)  # substitutions in a target or an unquoted heredoc's body
         return redirect
 
     def _redirected(self, node: Node, piped: bool) -> None:
         body = node.child_by_field_name("body")
-        own = tuple(
-            self._redirect(child) for child in node.named_children if child.type in _REDIRECTS
-        )
+        after: list[Node] = []
+        own = [self._redirect(c, after) for c in node.named_children if c.type in _REDIRECTS]
+        nested = [n for n in after if n.type in _REDIRECTS]
+        own += [self._redirect(n) for n in nested]
         if body is not None:
-            self.visit(body, piped, own if body.type == "command" else ())
+            self.visit(body, piped, tuple(own) if body.type == "command" else ())
+        else:  # `> f` alone: a command of no words that opens (and empties) f
+            self.commands.append(SimpleCommand((), (), tuple(own), piped))
+        fed = self.commands[-1] if body is None or body.type == "command" else None
+        for rest in (n for n in after if n not in nested):
+            if rest.type == "pipeline":  # `cat <<EOF | sh`: the pipe reads what cat prints
+                self._pipeline(rest, piped, fed)
+            else:
+                self.visit(rest)
 
     def _function(self, node: Node) -> None:
         name = node.child_by_field_name("name")
@@ -331,12 +355,11 @@ def _value(node: Node) -> str | None:
         case "ansi_c_string":
             return _ansi_c(_text(node)[2:-1])
         case kind if kind in _QUOTED:
-            parts: list[str] = []
-            for child in node.named_children:
-                if child.type != "string_content":
-                    return None
-                parts.append(re.sub(r'\\([$`"\\\n])', r"\1", _text(child)))
-            return "".join(parts)
+            if any(child.type != "string_content" for child in node.named_children):
+                return None
+            text = _text(node)  # whole, as line breaks fall between string_content nodes
+            inner = text[text.find('"') + 1 : -1].replace("\\\n", "")
+            return re.sub(r'\\([$`"\\\n])', r"\1", inner)
         case "concatenation":
             values = [_value(child) for child in node.named_children]
             if any(v is None for v in values):

@@ -175,15 +175,17 @@ def call_title(name: str, arguments: Mapping[str, Any], tools: Toolset) -> str:
         return name
 
 
-async def before_change(context: ToolContext) -> None:
+async def before_change(context: ToolContext) -> bool:
     """Call right before a tool changes the workspace: the turn's checkpoint is taken (the
-    first time) and the call's update names it, so an editor can offer "restore to here"."""
+    first time) and the call's update names it, so an editor can offer "restore to here".
+    True when the turn has its checkpoint (so /undo restores what the change does)."""
     if context.checkpoints is None or (taken := await context.checkpoints.before_change()) is None:
-        return
+        return False
     if taken.notice:
         await context.report(NoticeRaised("warning", "Checkpoint", taken.notice))
     if taken.number is not None:
         await context.report(ToolCallUpdated(context.call_id, checkpoint=taken.number))
+    return taken.number is not None
 
 
 def require_inside(context: ToolContext, raw: str) -> Path:

@@ -59,11 +59,15 @@ class RunCommand:
         if notice := context.sandbox.notice():  # before any question: it explains them
             await context.report(NoticeRaised("warning", "Commands run without a sandbox", notice))
         request = ApprovalRequest(context.call_id, title, "execute", content=shown)
-        if refusal := await context.permissions.check(Command(command), request):
+        writable = context.permissions.mode != "plan"
+        judgement = judge(command)
+        # A command that empties files in place runs unasked only once the turn's checkpoint
+        # is taken, so /undo restores them: take it before the question, not after.
+        checkpointed = bool(judgement.emptied) and writable and await before_change(context)
+        if refusal := await context.permissions.check(Command(command, checkpointed), request):
             raise ToolError(refusal)
         shell = [SHELL, "-c", command]
-        writable = context.permissions.mode != "plan"
-        if writable and not judge(command).read_only:
+        if writable and not judgement.read_only and not checkpointed:
             await before_change(context)
         if arguments.background:
             launch = context.sandbox.launch(shell, writable=writable)  # released with the session
