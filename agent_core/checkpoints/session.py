@@ -28,13 +28,8 @@ from typing import Any, TypeVar
 import anyio
 
 from agent_core.checkpoints.plan import RestorePlan, Turn, plan_restore
-from agent_core.checkpoints.shadow import (
-    LIMIT_S,
-    REF_ROOT,
-    ShadowError,
-    ShadowRepository,
-    Snapshot,
-)
+from agent_core.checkpoints.shadow import REF_ROOT, ShadowRepository, Snapshot
+from agent_core.checkpoints.shadow_git import LIMIT_S, ShadowError
 from agent_core.config import CheckpointSettings
 from agent_core.errors import HeronError
 

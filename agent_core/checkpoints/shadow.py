@@ -11,9 +11,9 @@ not read again, and content is stored once however many checkpoints hold it.
 Every call is blocking; the caller runs them in a worker thread. Like Heron's other git calls,
 these switch off everything configuration could make git run (``safety.git``), and none waits
 without end: the git calls of one piece of work share a deadline and can be stopped from another
-thread (``watched``, ``GitWatch``). What the workspace can do to make git wait for ever (a FIFO
-named ``.gitignore``) is looked for before git runs, where it is already known, and when a call
-stalls (``blockers``); the snapshot then fails with the file named.
+thread (``watched``; ``shadow_git``). What the workspace can do to make git wait for ever (a
+FIFO named ``.gitignore``) is looked for before git runs, where it is already known, and when a
+call stalls; the snapshot then fails with the file named.
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ import fcntl
 import functools
 import hashlib
 import os
-import signal
-import subprocess
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
@@ -33,33 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core.checkpoints.packing import write_first_snapshot
-from agent_core.errors import HeronError
-from agent_core.safety.blockers import (
-    STALL_S,
-    WALK_LIMIT_S,
-    because,
-    find_blockers,
-    known_blocker,
-)
-from agent_core.safety.git import ENVIRONMENT, GitWaitError, GitWatch, git_command
+from agent_core.checkpoints.shadow_git import LIMIT_S, ShadowError, ShadowGit
+from agent_core.safety.git import GitWatch
 
 REF_ROOT = "refs/heron"
-LIMIT_S = 20.0  # one piece of work's git calls (a snapshot, a listing), together
 LOCK_POLL_S = 0.02  # how often a writer waiting for another one looks again
 STALE_LOCKS = ("index.lock", "packed-refs.lock")  # left by a git killed mid-write
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "Heron",
-    "GIT_AUTHOR_EMAIL": "heron@localhost",
-    "GIT_COMMITTER_NAME": "Heron",
-    "GIT_COMMITTER_EMAIL": "heron@localhost",
-}
-SHADOW_SETTINGS = (
-    "core.autocrlf=false",
-    "core.safecrlf=false",
-    "core.quotepath=false",
-    "core.splitIndex=true",  # staging a few files rewrites a small file, not the whole index
-    "gc.auto=0",
-)
 # Stage exactly the paths given: no pathspec matching, no walk of the work tree. A path
 # that is gone is dropped; a file where a folder was (or the reverse) replaces it.
 STAGE = ("update-index", "--add", "--remove", "--replace", "-z", "--stdin")
@@ -82,10 +59,6 @@ NEW = ("ls-files", "-z", "--others", "--exclude-standard")  # "dir/": a reposito
 EXACT = "* -text -eol -ident -filter -working-tree-encoding\n"  # bytes as they are on disk
 
 
-class ShadowError(HeronError):
-    """The shadow repository cannot be used (missing git, a corrupt repository, no disk)."""
-
-
 @dataclass(frozen=True)
 class Snapshot:
     tree: str
@@ -98,9 +71,6 @@ class Snapshot:
 class Entry:
     mode: str  # 100644, 100755, 120000 (symlink), 160000 (a nested repository)
     blob: str
-
-
-_Started = tuple[Sequence[str], GitWatch, subprocess.Popen[bytes]]  # what it runs, under what
 
 
 class ShadowRepository:
@@ -117,20 +87,18 @@ class ShadowRepository:
         key = hashlib.sha256(str(workspace).encode()).hexdigest()[:20]
         self.path = home / "checkpoints" / key
         self.workspace = workspace
-        self._environment = {k: v for k, v in environment.items() if not k.startswith("GIT_")}
         self.max_file_size, self.max_files = max_file_size, max_files
-        self._watch: GitWatch | None = None  # None: each git call has its own deadline
-        self._suspects: set[str] = set()  # files found making git wait; shared by copies
+        self._git = ShadowGit(self.path, workspace, environment)
 
     def watch(self, limit_s: float = LIMIT_S) -> GitWatch:
         """A deadline and a stop for one piece of work on this shadow; a call that stalls has
         the workspace looked at for a file to blame."""
-        return GitWatch(limit_s, stall_s=min(STALL_S, limit_s / 2), explain=self._explain)
+        return self._git.watch(limit_s)
 
     def watched(self, watch: GitWatch) -> ShadowRepository:
         """This shadow, its git calls under ``watch`` (for one piece of work)."""
         bound = copy.copy(self)
-        bound._watch = watch
+        bound._git = self._git.watched(watch)
         return bound
 
     # Snapshots.
@@ -140,14 +108,14 @@ class ShadowRepository:
         ones stage only what git reports changed since. Hold ``locked()`` around it.
 
         A file known to make git wait for ever fails it before git starts."""
-        if blocker := known_blocker(self.workspace, sorted(self._suspects)):
-            raise ShadowError(because([blocker]))
+        if blocker := self._git.blocker():
+            raise ShadowError(blocker)
         self._ensure()
         if not (self.path / "index").is_file():
             return self._first_snapshot()
         changed = self._changes()
         if not changed:
-            return Snapshot(self._git("write-tree").strip())
+            return Snapshot(self._git.text("write-tree").strip())
         new = [p for p, tag in changed.items() if tag == "?" and not p.endswith("/")]
         overflow = new[max(self._room(len(new), changed), 0) :]
         big = [p for p, tag in changed.items() if tag in "C?" and self._too_big(p)]
@@ -159,22 +127,22 @@ class ShadowRepository:
         if staged := [p for p, tag in changed.items() if tag != "R" and p not in left_out]:
             refused += self._update_index(STAGE, staged)
         if held := [p for p in refused if changed.get(p) in ("C", "R")]:  # by an older index
-            self._git(*FORGET, stdin="\0".join(held))
-        tree = self._git("write-tree").strip()
+            self._git.text(*FORGET, stdin="\0".join(held))
+        tree = self._git.text("write-tree").strip()
         not_kept = tuple(p for p in refused if changed.get(p) != "R")
         return Snapshot(tree, tuple(big), bool(overflow), not_kept)
 
     def _update_index(self, args: Sequence[str], paths: list[str]) -> list[str]:
         """``update-index`` on ``paths``; the ones it would not touch (names git refuses)."""
         given = "\0".join(paths).encode("utf-8", "surrogateescape")
-        _, said = self._collect(self._start(list(args), piped=True), given)
+        _, said = self._git.collect(self._git.start(list(args), piped=True), given)
         lines = said.decode("utf-8", "surrogateescape").splitlines()
         return [line.removeprefix(REFUSED) for line in lines if line.startswith(REFUSED)]
 
     def _first_snapshot(self) -> Snapshot:
         files: list[bytes] = []  # bytes, in git's order once sorted
         refused: list[bytes] = []
-        for path in self._run(list(NEW)).split(b"\0"):
+        for path in self._git.run(list(NEW)).split(b"\0"):
             if path and not path.endswith(b"/"):
                 (refused if refused_name(path) else files).append(path)
         files.sort()
@@ -190,7 +158,7 @@ class ShadowRepository:
         The wait for another writer ends at the work's deadline, or when the work is stopped.
         Once it holds the lock, a git lock file found is one a killed git left: removed."""
         self.path.mkdir(parents=True, exist_ok=True)
-        watch = self._watch or self.watch()
+        watch = self._git.current_watch()
         with (self.path.parent / f"{self.path.name}.lock").open("a") as lock:
             while not _try_lock(lock.fileno()):
                 if watch.stopped or watch.remaining() <= 0:
@@ -209,11 +177,11 @@ class ShadowRepository:
         args = ["commit-tree", tree, "-m", message]
         if parent:
             args += ["-p", parent]
-        return self._git(*args).strip()
+        return self._git.text(*args).strip()
 
     def entries(self, tree: str) -> dict[str, Entry]:
         """Every file of a tree: path -> mode and blob."""
-        listing = self._git("ls-tree", "-r", "-z", "--full-tree", tree)
+        listing = self._git.text("ls-tree", "-r", "-z", "--full-tree", tree)
         found: dict[str, Entry] = {}
         for line in listing.split("\0"):
             if line:
@@ -224,7 +192,7 @@ class ShadowRepository:
 
     def changed_paths(self, old: str, new: str) -> list[str]:
         """The paths that differ between two commits or trees."""
-        listed = self._git("diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new)
+        listed = self._git.text("diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new)
         return [p for p in listed.split("\0") if p]
 
     def exists(self) -> bool:
@@ -232,7 +200,7 @@ class ShadowRepository:
 
     def blobs(self, ids: Sequence[str]) -> dict[str, bytes]:
         """The contents of blobs, read by one ``git cat-file --batch``."""
-        out = self._run(["cat-file", "--batch"], stdin="".join(f"{i}\n" for i in ids))
+        out = self._git.run(["cat-file", "--batch"], stdin="".join(f"{i}\n" for i in ids))
         found: dict[str, bytes] = {}
         at = 0
         while at < len(out):
@@ -249,29 +217,31 @@ class ShadowRepository:
     # Refs: two per checkpoint, refs/heron/<session>/<number>/before and .../after.
 
     def refs(self, prefix: str) -> dict[str, str]:
-        listed = self._git(
+        listed = self._git.text(
             "for-each-ref", "--format=%(refname) %(objectname)", f"{REF_ROOT}/{prefix}"
         )
         return dict(line.split(" ", 1) for line in listed.splitlines() if line)
 
     def ref_times(self) -> dict[str, int]:
         """Every checkpoint ref, with its commit's time (seconds since the epoch)."""
-        listed = self._git("for-each-ref", "--format=%(refname) %(committerdate:unix)", REF_ROOT)
+        listed = self._git.text(
+            "for-each-ref", "--format=%(refname) %(committerdate:unix)", REF_ROOT
+        )
         return {name: int(when) for name, when in (line.split(" ") for line in listed.splitlines())}
 
     def set_ref(self, name: str, commit: str) -> None:
-        self._git("update-ref", f"{REF_ROOT}/{name}", commit)
+        self._git.text("update-ref", f"{REF_ROOT}/{name}", commit)
 
     def delete_refs(self, names: Sequence[str]) -> None:
         if names:
-            self._git("update-ref", "--stdin", stdin="".join(f"delete {n}\n" for n in names))
+            self._git.text("update-ref", "--stdin", stdin="".join(f"delete {n}\n" for n in names))
 
     def message(self, commit: str) -> str:
-        return self._git("cat-file", "commit", commit).partition("\n\n")[2]
+        return self._git.text("cat-file", "commit", commit).partition("\n\n")[2]
 
     def prune(self) -> None:
         """Drop what no checkpoint holds any more."""
-        self._git("gc", "--prune=now", "--quiet")
+        self._git.text("gc", "--prune=now", "--quiet")
 
     def size(self) -> int:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
@@ -284,7 +254,7 @@ class ShadowRepository:
                 raise ShadowError(f"the checkpoint repository {self.path} is damaged")
             return
         self.path.mkdir(parents=True, exist_ok=True)
-        self._run(["init", "--quiet", "--bare", str(self.path)], bare=True)
+        self._git.run(["init", "--quiet", "--bare", str(self.path)], bare=True)
         (self.path / "info").mkdir(exist_ok=True)
         (self.path / "info" / "attributes").write_text(EXACT, encoding="utf-8")
 
@@ -292,7 +262,7 @@ class ShadowRepository:
         """What changed since the last snapshot: path -> ``C`` changed, ``R`` removed, ``?`` new
         (a path ending in ``/`` is a repository of its own). The two listings run side by side:
         each walks the work tree, and together they are most of a snapshot's time."""
-        modified, new = self._run_together(MODIFIED, NEW)
+        modified, new = self._git.run_together(MODIFIED, NEW)
         changed: dict[str, str] = {}
         fields = modified.decode("utf-8", "surrogateescape").split("\0")
         for status, path in zip(fields[::2], fields[1::2], strict=False):
@@ -308,7 +278,7 @@ class ShadowRepository:
         removed = sum(tag == "R" for tag in changed.values())
         indexed = self._indexed_at_most()
         if indexed + new - removed > self.max_files:  # near the limit: count them
-            indexed = self._run(["ls-files", "-z"]).count(b"\0")
+            indexed = self._git.run(["ls-files", "-z"]).count(b"\0")
         return self.max_files - indexed + removed
 
     def _indexed_at_most(self) -> int:
@@ -326,88 +296,7 @@ class ShadowRepository:
 
     def _index_pack(self, pack: Path) -> Callable[[], object]:
         """Start ``git index-pack`` on ``pack``; a call that waits for it."""
-        return functools.partial(self._collect, self._start(["index-pack", str(pack)]))
-
-    def _git(self, *args: str, stdin: str | None = None) -> str:
-        return self._run(list(args), stdin=stdin).decode("utf-8", "surrogateescape")
-
-    def _run(self, args: list[str], *, stdin: str | None = None, bare: bool = False) -> bytes:
-        given = stdin.encode("utf-8", "surrogateescape") if stdin is not None else None
-        return self._collect(self._start(args, bare=bare, piped=given is not None), given)[0]
-
-    def _run_together(self, *commands: Sequence[str]) -> list[bytes]:
-        """Several read-only git commands at once; their outputs, in order."""
-        started: list[_Started] = []
-        ended: list[tuple[bytes, bytes]] = []
-        failed: GitWaitError | None = None
-        try:
-            for args in commands:
-                started.append(self._start(list(args)))
-        finally:  # every started git is waited for, whatever failed
-            for _, watch, process in started:
-                try:
-                    ended.append(watch.wait(process))
-                except GitWaitError as exc:  # the others were killed with it
-                    failed = failed or exc
-        if failed is not None:
-            raise ShadowError(str(failed)) from failed
-        for (args, _, process), (_, err) in zip(started, ended, strict=True):
-            _check(args, process.returncode or 0, err)
-        return [out for out, _ in ended]
-
-    def _start(self, args: list[str], *, bare: bool = False, piped: bool = False) -> _Started:
-        """Git running ``args`` on the shadow (``bare``: before the shadow exists), under the
-        work's watch (or a watch of its own)."""
-        command, environment = self._invocation(args, bare=bare)
-        watch = self._watch or self.watch()
-        try:
-            process = watch.start(
-                command, cwd=self.workspace, env=environment, piped=piped, label=f"git {args[0]}"
-            )
-        except OSError as exc:
-            raise ShadowError(f"git could not run: {exc.strerror}") from exc
-        except GitWaitError as exc:
-            raise ShadowError(str(exc)) from exc
-        return args, watch, process
-
-    def _collect(self, started: _Started, stdin: bytes | None = None) -> tuple[bytes, bytes]:
-        """What a started git printed on stdout and stderr, once it has ended."""
-        args, watch, process = started
-        try:
-            out, err = watch.wait(process, stdin)
-        except GitWaitError as exc:
-            raise ShadowError(str(exc)) from exc
-        _check(args, process.returncode or 0, err)
-        return out, err
-
-    def _explain(self, limit_s: float) -> str | None:
-        """Why a git call stalls, when a file in the workspace is to blame (remembered, so
-        that later snapshots stop before git starts); looked for within ``limit_s``."""
-        found = find_blockers(self.workspace, min(limit_s, WALK_LIMIT_S))
-        if not found:
-            return None
-        self._suspects.update(path for path, _ in found)
-        return because(found)
-
-    def _invocation(self, args: list[str], *, bare: bool) -> tuple[list[str], dict[str, str]]:
-        """The git command line and environment for ``args`` on the shadow."""
-        overrides = [*SHADOW_SETTINGS]
-        exclude = self.workspace / ".git" / "info" / "exclude"
-        if exclude.is_file():
-            overrides.append(f"core.excludesFile={exclude}")
-        command = git_command(args, overrides)
-        if command is None:
-            raise ShadowError("git is not installed, so Heron cannot keep checkpoints")
-        environment: dict[str, str] = {
-            **self._environment,
-            **ENVIRONMENT,
-            **IDENTITY,
-            "GIT_LITERAL_PATHSPECS": "1",  # a file named '*' is that file
-        }
-        if not bare:
-            environment["GIT_DIR"] = str(self.path)
-            environment["GIT_WORK_TREE"] = str(self.workspace)
-        return command, environment
+        return functools.partial(self._git.collect, self._git.start(["index-pack", str(pack)]))
 
 
 def refused_name(path: bytes) -> bool:
@@ -439,22 +328,3 @@ def _entry_count(index: Path) -> int:
     """The number of entries an index file's header gives."""
     with index.open("rb") as file:
         return int.from_bytes(file.read(12)[8:12], "big")
-
-
-def _check(args: Sequence[str], returncode: int, err: bytes) -> None:
-    """Raise the error a failed git ended with."""
-    if returncode != 0:
-        said = err.decode("utf-8", "replace").strip().splitlines()
-        raise ShadowError(f"git {args[0]} failed: {said[-1] if said else _ended(returncode)}")
-
-
-def _ended(returncode: int) -> str:
-    """How a git that said nothing ended: its exit code, or the signal that stopped it."""
-    if returncode >= 0:
-        return f"exit code {returncode}"
-    if -returncode == signal.SIGXFSZ:  # a file it wrote grew past the size limit
-        return "a file grew past the file size limit (or the disk is full)"
-    try:
-        return f"stopped by {signal.Signals(-returncode).name}"
-    except ValueError:
-        return f"stopped by signal {-returncode}"
