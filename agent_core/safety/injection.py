@@ -62,12 +62,12 @@ LINE_MARKS = re.compile(
 )
 # ... lines of marks only: rules, a heading's underline, a table's separator, a code fence ...
 MARK_LINE = re.compile(r"^[-=*_#>|:+~` \t]*$", re.MULTILINE)
-# ... and inline: HTML comments and tags, a link's target (its text stays), escapes, then the
-# emphasis, strike-through, code, bracket, quote and table marks.
+# ... and inline: HTML comments and tags, a link's target (its text stays), escapes and hard
+# line breaks, then the emphasis, strike-through, code, bracket, quote and table marks.
 COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")
-ESCAPE = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
+ESCAPE = re.compile(r"\\(?=[!-/:-@\[-`{-~\n])")
 INLINE_MARKS = dict.fromkeys(map(ord, '*_~`[]()"\u201c\u201d\u00ab\u00bb'), None) | {ord("|"): " "}
 
 
@@ -95,6 +95,10 @@ def plain_form(text: str) -> str:
 
 def _read(text: str) -> str:
     """The normal form with its lines kept (each line's runs of whitespace one space)."""
+    if "&" in text:
+        import html  # its table of entities: only for text that has one
+
+        text = html.unescape(text)  # character references, as HTML and Markdown show them
     text = unicodedata.normalize("NFKC", text)
     hidden = {c for c in set(text) if unicodedata.category(c) == "Cf"}
     if hidden:

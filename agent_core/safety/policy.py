@@ -5,7 +5,8 @@ The order is the point. After the question that leaves plan mode, remembered rej
 plan mode refuses every change next (a memory write asks there, see ``MemoryWrite``), so
 nothing below can make it write; then what touches protected paths, reaches outside the
 workspace, or is dangerous or unreadable asks, whatever the mode and whatever was remembered;
-only then do the modes and the remembered answers decide. ``decide`` is pure, and ``tests/test_approvals.py`` walks the table case by case.
+only then do the modes and the remembered answers decide. ``decide`` is pure, and
+``tests/test_approvals.py`` walks the table case by case.
 """
 
 from __future__ import annotations
