@@ -3,22 +3,30 @@ root, told each changed file's text, asked for that file's diagnostics.
 
 A server that offers pull diagnostics (``textDocument/diagnostic``, LSP 3.17) is asked; one that
 only publishes them is waited for: the first ``publishDiagnostics`` for the file's new version,
-then a short quiet time for a second one. Everything here is imported on the first edit of a
-file a configured server covers, never on the start-up path (pygls and lsprotocol take ~0.3 s).
+then a short quiet time for a second one. Every wait has a limit and yields to cancellation; a
+pulled request given up on is cancelled at the server (``$/cancelRequest``), and a server that
+let a request time out is waited for at most ``STALLED_S`` until it is heard from again, so a
+hung server costs a turn one full wait, not one per file. Everything here is imported on the
+first edit of a file a configured server covers, never on the start-up path (pygls and
+lsprotocol take ~0.3 s).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import signal
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 import anyio
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
+from pygls.protocol import LanguageServerProtocol
 
 from agent_core.diagnostics.model import Diagnostic, Severity
 
@@ -27,6 +35,7 @@ log = logging.getLogger(__name__)
 SEVERITIES: dict[int, Severity] = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 QUIET_S = 0.05  # after a published set, how long a second one (a slower check) may take
 SHUTDOWN_S = 1.0  # a stopping server's time to shut down cleanly; then it is killed
+STALLED_S = 0.25  # the wait for a server not heard from since a request of it timed out
 LANGUAGE_IDS = {
     ".py": "python",
     ".pyi": "python",
@@ -43,11 +52,21 @@ class ServerFailed(Exception):
     """The server could not be started, or stopped answering."""
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, noting when the server last said anything."""
+
+    heard = 0.0  # time.monotonic()
+
+    def handle_message(self, message: Any) -> None:
+        self.heard = time.monotonic()
+        super().handle_message(message)
+
+
 class _Client(LanguageClient):
     """pygls's client, answering what servers ask of their client with empty settings."""
 
     def __init__(self) -> None:
-        super().__init__("heron", "1")
+        super().__init__("heron", "1", protocol_cls=_Protocol)
         self.published: dict[str, tuple[int | None, tuple[Diagnostic, ...]]] = {}
         self.changed = anyio.Event()
         handlers: dict[str, Callable[[Any], Any]] = {
@@ -104,6 +123,8 @@ class LanguageServer:
         self._client = _Client()
         self._versions: dict[str, tuple[int, str]] = {}  # uri -> (version, text) sent
         self._pull = False
+        self._timed_out: float | None = None  # when a request last did, unheard from since
+        self._ids = itertools.count(1)
 
     @property
     def running(self) -> bool:
@@ -137,15 +158,23 @@ class LanguageServer:
         if not self._pull and unchanged and known is not None:  # nothing new to wait for
             return known[1]
         version = self._send(uri, path, text)
+        stalled = self._stalled()
         try:
-            with anyio.fail_after(limit):
+            with anyio.fail_after(STALLED_S if stalled else limit):
                 if self._pull:
                     return await self._pulled(uri)
                 return await self._pushed(uri, version)
         except TimeoutError as exc:
+            if stalled is not None:
+                since = time.monotonic() - stalled
+                why = f"{self.name} has not answered since a request timed out {since:.0f} s ago"
+                raise ServerFailed(why) from exc
+            self._timed_out = time.monotonic()
             raise ServerFailed(f"{self.name} gave no diagnostics within {limit:g} s") from exc
         except RuntimeError as exc:  # the process ended with the request open
             raise ServerFailed(f"{self.name} stopped: {exc}") from exc
+        except JsonRpcException as exc:  # an error for an answer
+            raise ServerFailed(f"{self.name} answered with an error: {exc}") from exc
 
     async def stop(self) -> None:
         """Ask the server to shut down, for at most ``SHUTDOWN_S``, then kill what is left."""
@@ -193,12 +222,36 @@ class LanguageServer:
             )
         return version
 
+    def _stalled(self) -> float | None:
+        """When a request timed out, if the server has said nothing since."""
+        heard = cast(_Protocol, self._client.protocol).heard
+        if self._timed_out is not None and heard > self._timed_out:
+            self._timed_out = None
+        return self._timed_out
+
     async def _pulled(self, uri: str) -> tuple[Diagnostic, ...]:
         params = types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
-        report = await self._client.text_document_diagnostic_async(params)
+        protocol = self._client.protocol
+        request = f"heron-{next(self._ids)}"
+        method = types.TEXT_DOCUMENT_DIAGNOSTIC
+        try:
+            report: Any = await protocol.send_request_async(method, params, msg_id=request)
+        except anyio.get_cancelled_exc_class():  # timed out or cancelled: the server may stop
+            self._cancel(request)
+            raise
         if isinstance(report, types.RelatedFullDocumentDiagnosticReport):
             return to_diagnostics(report.items)
         return self._client.published.get(uri, (None, ()))[1]  # unchanged: what it said before
+
+    def _cancel(self, request: str) -> None:
+        protocol = self._client.protocol
+        futures = protocol._request_futures  # pyright: ignore[reportPrivateUsage]
+        futures.pop(request, None)  # nobody waits for its answer now
+        if not self._client.stopped:
+            try:
+                protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request))
+            except Exception as exc:  # noqa: BLE001 - a server going away: nothing to cancel
+                log.debug("%s: cancelling %s failed: %s", self.name, request, exc)
 
     async def _pushed(self, uri: str, version: int) -> tuple[Diagnostic, ...]:
         client = self._client
