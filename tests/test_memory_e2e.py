@@ -131,6 +131,7 @@ def test_a_memory_write_asks_with_its_diff_and_nothing_is_written_when_refused(
         stop, _ = editor.prompt(session_in(editor, workspace, mode), "I prefer German answers")
     assert stop == "end_turn"
     [question] = questions(editor)
+    assert question["toolCall"]["title"] == "Remember in user.md?"
     [diff] = [c for c in question["toolCall"]["content"] if c["type"] == "diff"]
     assert diff["path"] == str(heron_home / "memory" / "user.md")
     assert diff["newText"] == "- Answers in German, please.\n" and diff.get("oldText") is None

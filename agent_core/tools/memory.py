@@ -32,6 +32,13 @@ class MemoryArguments(BaseModel):
     )
 
 
+QUESTIONS = {  # the permission question's title
+    "add": "Remember in {}?",
+    "replace": "Change an entry of {}?",
+    "remove": "Forget an entry of {}?",
+}
+
+
 class MemoryTool:
     name = "memory"
     kind: ToolKind = "edit"
@@ -41,7 +48,8 @@ class MemoryTool:
         "Remember something for later sessions, or correct what you remembered. Keep entries "
         "short and durable: a preference the user stated, a command that builds or tests this "
         "project, a decision and its reason; not what you are doing right now. Later sessions "
-        "see these files in their system prompt; this session does not see its own changes."
+        "see these files in their system prompt; this session does not see its own changes. "
+        "The user sees each change as a diff and is usually asked to approve it."
     )
 
     def __init__(self, memory: Memory) -> None:
@@ -56,8 +64,8 @@ class MemoryTool:
         change = self._memory.propose(kind, action, arguments.text, arguments.match)
         diff = DiffContent(str(change.path), change.old or None, change.new)
         await context.report(ToolCallUpdated(context.call_id, content=(diff,)))
-        title = f"{action.capitalize()} {'an entry of' if action != 'add' else 'to'} {FILES[kind]}"
-        request = ApprovalRequest(context.call_id, f"{title} (memory)", "edit", content=(diff,))
+        title = QUESTIONS[action].format(FILES[kind])
+        request = ApprovalRequest(context.call_id, title, "edit", content=(diff,))
         if refusal := await context.permissions.check(MemoryWrite(FILES[kind]), request):
             raise ToolError(refusal)
         self._memory.write(change)
