@@ -133,32 +133,48 @@ def test_a_hanging_git_is_cancelled_within_a_second_and_leaves_no_process(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
     (workspace / "a.py").write_text("a = 1\n")
-    folder, pids = tmp_path / "bin", tmp_path / "pids"
+    folder, pids, hang = tmp_path / "bin", tmp_path / "pids", tmp_path / "hang"
     folder.mkdir()
     real = shutil.which("git")
-    (folder / "git").write_text(  # the shadow's calls (GIT_DIR set) hang, with a child
-        f'#!/bin/sh\nif [ -n "$GIT_DIR" ]; then sleep 3135 & echo $$ $! >> "{pids}"; wait; fi\n'
-        f'exec "{real}" "$@"\n'
+    (folder / "git").write_text(  # while `hang` exists, the shadow's calls hang, with a child
+        f'#!/bin/sh\nif [ -n "$GIT_DIR" ] && [ -e "{hang}" ]; then\n'
+        f'  sleep 3135 & echo $$ $! >> "{pids}"; wait\nfi\nexec "{real}" "$@"\n'
     )
     (folder / "git").chmod(0o755)
+
+    def cancelled_while_git_hangs(editor: FakeEditor, session_id: str, request_id: str) -> None:
+        deadline = time.monotonic() + 10
+        while not pids.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stop, took = cancel_and_time(editor, session_id, request_id)
+        assert stop == "cancelled" and took < CANCEL_WITHIN_S, took
+        hung = [int(p) for p in pids.read_text().split()]
+        assert hung and wait_dead(hung, timeout=1.0) == []
+        assert sleepers("3135") == []
+        pids.unlink()
+        editor.drain(quiet=0.2)
+
     with FakeLLM() as fake:
         env = model_env(agent_env, fake)
         env["PATH"] = f"{folder}{os.pathsep}{env['PATH']}"
         with FakeEditor(env, terminal=False) as editor:
             session_id = full_access(editor, workspace)
-            fake.enqueue(Reply((write("b.py", "b = 1\n"),)))
-            editor.start_prompt(session_id, "write b.py", request_id="hung")
-            wait_answering(editor, shows_a_diff)
-            deadline = time.monotonic() + 10
-            while not pids.exists() and time.monotonic() < deadline:
-                time.sleep(0.02)
-            stop, took = cancel_and_time(editor, session_id, "hung")
-            assert stop == "cancelled" and took < CANCEL_WITHIN_S, took
-            hung = [int(p) for p in pids.read_text().split()]
-            assert hung and wait_dead(hung, timeout=1.0) == []
-            assert sleepers("3135") == []
-            editor.drain(quiet=0.2)
+            fake.enqueue(Reply((write("b.py", "b = 1\n"),)), Reply((Text("ok"),)))
+            assert editor.prompt(session_id, "write b.py")[0] == "end_turn"  # checkpoint 1
 
+            hang.touch()
+            fake.enqueue(Reply((write("c.py", "c = 1\n"),)))
+            editor.start_prompt(session_id, "write c.py", request_id="turn")
+            wait_answering(editor, shows_a_diff)
+            cancelled_while_git_hangs(editor, session_id, "turn")
+
+            editor.start_prompt(session_id, "/undo", request_id="undo")  # its plan runs git
+            cancelled_while_git_hangs(editor, session_id, "undo")
+
+            hang.unlink()
             fake.enqueue(Reply((Text("still here"),)))
             stop, updates = editor.prompt(session_id, "are you there?")
-    assert stop == "end_turn" and "still here" in said(updates)
+            assert stop == "end_turn" and "still here" in said(updates)
+            stop, updates = editor.prompt(session_id, "/undo")  # git answers again
+    assert stop == "end_turn" and "Deleted 1: b.py" in said(updates)
+    assert not (workspace / "b.py").exists()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 import uuid
 
+import anyio
+
 from acp_server.bridge.updates import to_session_update
 from acp_server.handlers.state import Session
 from agent_core.approvals import ApprovalRequest, Option
@@ -72,18 +74,21 @@ async def restore(session: Session, argument: str, *, undo: bool) -> str:
     if not outcome.allowed:
         await _show(session, ToolCallUpdated(call_id, status="failed", output="Not restored."))
         return "Nothing was changed."
-    await _show(session, ToolCallUpdated(call_id, status="in_progress"))
-    applied = await apply(plan, contents, session.parts.workspace)
-    summary = _summary(plan, applied)
-    status = "failed" if applied.failed else "completed"
-    await _show(session, ToolCallUpdated(call_id, status=status, content=(TextContent(summary),)))
-    if not applied.failed:
-        await checkpoints.forget_from(n)
-    if applied.done:
-        (await session.ready()).remember(
-            f"(The user restored the workspace to checkpoint {n}, undoing what turn {n} and "
-            f"any later turn changed. {summary} Read files again before editing them.)"
-        )
+    applied, summary = Applied((), ()), ""
+    with anyio.CancelScope(shield=True):  # once approved, never left half done by a cancel
+        await _show(session, ToolCallUpdated(call_id, status="in_progress"))
+        applied = await apply(plan, contents, session.parts.workspace)
+        summary = _summary(plan, applied)
+        status = "failed" if applied.failed else "completed"
+        shown = (TextContent(summary),)
+        await _show(session, ToolCallUpdated(call_id, status=status, content=shown))
+        if not applied.failed:
+            await checkpoints.forget_from(n)
+        if applied.done:
+            (await session.ready()).remember(
+                f"(The user restored the workspace to checkpoint {n}, undoing what turn {n} "
+                f"and any later turn changed. {summary} Read files again before editing them.)"
+            )
     return summary
 
 

@@ -104,7 +104,15 @@ async def _prompt_or_command(
     if text == "/compact":
         return await _run_turn(state, session, parts, compact=True)
     if text.startswith("/"):
-        prompt = await run_command(state, session, text)
+        prompt: str | None = None
+        try:
+            with anyio.CancelScope() as scope:  # a command waits on git too: /undo, /restore
+                session.turn_scope = scope
+                prompt = await run_command(state, session, text)
+        finally:
+            session.turn_scope = None
+        if scope.cancelled_caught:
+            return "cancelled"
         if prompt is None:
             return "end_turn"
         parts = (TextPart(prompt),)
