@@ -83,6 +83,10 @@ def _option_forms(program: str) -> list[str]:
         forms.append(f'{option} "$VALUE"')
         forms.append(f"{option}=prod" if option.startswith("--") else f"{option}prod")
     forms += sorted(grammar.flags)
+    short_flags = sorted(f for f in grammar.flags if len(f) == 2)
+    short_valued = sorted(v for v in grammar.valued if len(v) == 2)
+    if short_flags and short_valued:  # a bundle ending in a valued option: -sX DELETE
+        forms.append(f"{short_flags[0]}{short_valued[0][1]} prod")
     forms.append("--some-future-option value")  # an option the grammar does not know
     if grammar.valued:
         first, last = sorted(grammar.valued)[0], sorted(grammar.valued)[-1]
@@ -251,6 +255,7 @@ def test_destructive_http_methods_to_another_machine_ask(method: str) -> None:
         f"gh api --method {method} /repos/o/r/git/refs/heads/x",
         f"gh api --method={method} repos/o/r",
         f"gh -R o/r api -X {method} repos/o/r/issues/1",
+        f"gh api repos/o/r -X {method}",
     ]
     missed = [c for c in commands if decide("full-access", Command(c))[0] != "ask"]
     assert missed == []
@@ -553,3 +558,36 @@ def test_what_a_command_prints_is_known_from_its_words(command: str, printed: st
     from agent_core.safety.shell import parse
 
     assert emitted(parse(command).commands[0]) == printed
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'drop table users;' | docker exec -i db psql -U app",
+        "docker exec -e PGPASSWORD=x db psql -c 'DELETE FROM users'",
+        "kubectl -n prod exec -it db-0 -c pg -- psql -c 'TRUNCATE users'",
+        "podman exec web rm -rf /data",
+        "docker-compose exec web python manage.py flush --noinput",
+    ],
+)
+def test_what_runs_in_a_container_or_pod_is_judged_like_what_runs_here(command: str) -> None:
+    assert decide("full-access", Command(command))[0] == "ask", judge(command)
+
+
+def test_running_in_a_container_is_never_only_a_read() -> None:
+    for command in ("docker exec web ls", "kubectl exec pod -- cat /etc/os-release"):
+        judgement = judge(command)
+        assert judgement.concern is None and not judgement.read_only and judgement.prefixes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "touch a && : > notes.md",
+        "ls || true > notes.md",
+        "echo x | : > notes.md",
+        "gh api repos/o/r -X DELETE",
+    ],
+)
+def test_a_redirection_after_a_list_or_pipe_belongs_to_its_last_command(command: str) -> None:
+    assert decide("full-access", Command(command))[0] == "ask", judge(command)

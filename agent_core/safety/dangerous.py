@@ -260,6 +260,7 @@ _OPERATIONS: tuple[Rule, ...] = (
         sub("publish", "unpublish", "deprecate"),
         "publishes a package",
     ),
+    (("yarn",), words("npm", "publish"), "publishes a package"),
     (("twine",), sub("upload"), "publishes a package"),
     (("cargo",), sub("publish", "yank"), "publishes a package"),
     (("gem",), sub("push", "yank"), "publishes a package"),

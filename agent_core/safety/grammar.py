@@ -32,13 +32,14 @@ class Grammar:
     valued: frozenset[str]  # global options that take a value: -n NS, --profile P
     flags: frozenset[str] = frozenset()  # global options known to take none
     anywhere: bool = False  # the global options may follow the verb too (kubectl, aws, …)
+    # a verb's own options that take a value, wherever they follow it (docker compose -f FILE)
     verbs: Mapping[str, frozenset[str]] = field(default_factory=dict[str, frozenset[str]])
     toolchain: bool = False  # a leading +name picks a toolchain (cargo +nightly publish)
 
     def valued_at(self, verbs: tuple[str, ...]) -> frozenset[str]:
         """The options that take a value after the verbs seen so far."""
         none = frozenset[str]()
-        own = self.verbs.get(verbs[0], none) if len(verbs) == 1 else none
+        own = self.verbs.get(verbs[0], none) if verbs else none
         if not verbs or self.anywhere:
             return self.valued | own
         return own
@@ -58,9 +59,9 @@ _DOCKER = Grammar(
     _names(
         "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey "
         "--connection --url --root --runroot --storage-driver --cgroup-manager --identity "
-        "--events-backend --remote"
+        "--events-backend"
     ),
-    _names("-D --debug --tls --tlsverify"),
+    _names("-D --debug --tls --tlsverify -r --remote"),
     verbs={
         "compose": _names(
             "-f --file -p --project-name --project-directory --env-file --profile --ansi "
@@ -278,10 +279,14 @@ def _merged(grammar: Grammar, args: tuple[Word, ...]) -> tuple[tuple[Word, ...],
             out.append(word)
             continue
         valued = grammar.valued_at(verbs)
+        split = _bundle(value, valued)
         if "=" not in value and value in valued and rest:
             out.append(_join(word, rest.pop(0)))
-        elif _attached(value, valued):
-            out.append(Word(word.source, f"{value[:2]}={value[2:]}"))
+        elif split is not None:  # -nprod, -sX DELETE, -sXDELETE: getopt's reading
+            flags, option, attached = split
+            out += [Word(word.source, flags)] if flags != "-" else []
+            taken = Word("", attached) if attached or not rest else rest.pop(0)
+            out.append(_join(Word(word.source, option), taken))
         else:
             out.append(word)
         if not verbs:  # the option right before the verb: one the row does not know?
@@ -292,14 +297,20 @@ def _merged(grammar: Grammar, args: tuple[Word, ...]) -> tuple[tuple[Word, ...],
 def _known(value: str, valued: frozenset[str], flags: frozenset[str]) -> bool:
     """An option the row knows: valued, a flag, a bundle of flags (``-fsSL``), or ``--x=v``."""
     head = value.split("=", 1)[0]
-    if "=" in value or head in valued or head in flags or _attached(value, valued):
+    if "=" in value or head in valued or head in flags or _bundle(value, valued):
         return True
     return not value.startswith("--") and all(f"-{c}" in flags for c in value[1:])
 
 
-def _attached(value: str, valued: frozenset[str]) -> bool:
-    """``-nprod``: a short valued option with its value attached."""
-    return not value.startswith("--") and len(value) > 2 and value[:2] in valued
+def _bundle(value: str, valued: frozenset[str]) -> tuple[str, str, str] | None:
+    """A bundle of short options in which one takes a value, as getopt reads it: (the flags
+    before it, the option, what follows it in the word: its value, or "" for the next word)."""
+    if value.startswith("--") or "=" in value or value in valued:
+        return None
+    for index, letter in enumerate(value[1:], start=1):
+        if f"-{letter}" in valued:
+            return f"-{value[1:index]}", f"-{letter}", value[index + 1 :]
+    return None
 
 
 def _join(option: Word, value: Word) -> Word:

@@ -34,6 +34,7 @@ from agent_core.safety.findings import Judgement, path_key
 from agent_core.safety.grammar import GRAMMARS, readings
 from agent_core.safety.inline import SQL_CLIENTS, drops_data
 from agent_core.safety.launchers import (
+    ELSEWHERE,
     SHELLS,
     SUBCOMMAND_PROGRAMS,
     interpreter_of,
@@ -149,6 +150,9 @@ class _Judge(Launches):
             return
         if found := runner(name, args):
             runner_head, inner = found
+            if (name, runner_head[1] if len(runner_head) > 1 else None) in ELSEWHERE:
+                self.read_only = False
+                self.prefixes.append(" ".join((*head, *runner_head)))
             self.simple(inner, command, depth, (*head, *runner_head))
             return
         argv, prefix, risky = self.program(name, args, command, depth)

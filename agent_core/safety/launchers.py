@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from agent_core.safety.argv import Argv, names
+from agent_core.safety.grammar import normal_args
 from agent_core.safety.shell import Word
 
 RUN_TIME = Word("(run time)", None)  # an argument only known when the command runs
@@ -88,6 +89,27 @@ RUNNERS: dict[tuple[str, str | None], frozenset[str]] = {
     ("mise", "x"): names("-C --cd"),
     ("asdf", "exec"): frozenset(),
     ("direnv", "exec"): frozenset(),
+    # Into a container or a pod: what runs there is judged like what runs here.
+    **dict.fromkeys(
+        (("docker", "exec"), ("podman", "exec"), ("nerdctl", "exec"), ("docker-compose", "exec")),
+        names("-e --env --env-file -u --user -w --workdir --detach-keys --index"),
+    ),
+    **dict.fromkeys(
+        (("kubectl", "exec"), ("oc", "exec"), ("kubecolor", "exec")),
+        names("-c --container -f --filename --pod-running-timeout"),
+    ),
+}
+# Runners that reach a container or a cluster: never only a read, whatever runs there.
+ELSEWHERE: frozenset[tuple[str, str | None]] = frozenset(
+    (program, "exec")
+    for program in ("docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "kubecolor")
+)
+# Runners with positional words before the program: the folder, the container, the pod.
+RUNNER_POSITIONALS: dict[tuple[str, str | None], int] = {
+    ("direnv", "exec"): 1,
+    **dict.fromkeys((("docker", "exec"), ("podman", "exec"), ("nerdctl", "exec")), 1),
+    **dict.fromkeys((("docker-compose", "exec"), ("kubectl", "exec"), ("oc", "exec")), 1),
+    ("kubecolor", "exec"): 1,
 }
 # Program -> the options whose value is a whole shell command ("watch": all its operands).
 SHELL_STRING_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -221,28 +243,34 @@ def parallel_command(args: Sequence[Word]) -> list[Word]:
 
 
 def runner(name: str, args: Sequence[Word]) -> tuple[tuple[str, ...], list[Word]] | None:
-    """(the runner's words, the program it runs), for ``npx jest`` or ``uv run pytest``."""
+    """(the runner's words, the program it runs), for ``npx jest``, ``uv run pytest`` or
+    ``kubectl -n prod exec pod -- psql``."""
     rest = list(args)
     head: list[str] = [name]
-    valued = RUNNERS.get((name, None))
-    if valued is None:
-        operands = after_options(rest, frozenset())
-        subcommand = operands[0].value if operands else None
-        valued = RUNNERS.get((name, subcommand))
-        if valued is None or subcommand is None:
+    key: tuple[str, str | None] = (name, None)
+    if key not in RUNNERS:
+        operands = after_options(normal_args(name, tuple(rest)), frozenset())
+        key = (name, operands[0].value if operands else None)
+        if key not in RUNNERS or key[1] is None:
             return None
         rest = operands[1:]
-        head.append(subcommand)
-    while rest and (value := rest[0].value) is not None and value.startswith("-") and value != "-":
-        rest.pop(0)
+        head.append(key[1])
+    valued, positionals = RUNNERS[key], RUNNER_POSITIONALS.get(key, 0)
+    while rest and (value := rest[0].value) is not None:
         if value == "--":
+            rest.pop(0)
             break
-        if value.split("=", 1)[0] in valued:  # a package or a project: part of what runs
-            head.append(value)
-            if "=" not in value and rest:
-                head.append(rest.pop(0).text)
-    if name == "direnv" and rest:
-        rest = rest[1:]  # direnv exec DIR command
+        if value.startswith("-") and value != "-":
+            rest.pop(0)
+            if value.split("=", 1)[0] in valued:  # a package or a project: part of what runs
+                head.append(value)
+                if "=" not in value and rest:
+                    head.append(rest.pop(0).text)
+        elif positionals:  # direnv exec DIR, docker exec CONTAINER
+            positionals -= 1
+            head.append(rest.pop(0).text)
+        else:
+            break
     return (tuple(head), rest) if rest else None
 
 

@@ -273,10 +273,15 @@ class _Builder:
         own = [self._redirect(c, after) for c in node.named_children if c.type in _REDIRECTS]
         nested = [n for n in after if n.type in _REDIRECTS]
         own += [self._redirect(n) for n in nested]
+        start = len(self.commands)
         if body is not None:
             self.visit(body, piped, tuple(own) if body.type == "command" else ())
         else:  # `> f` alone: a command of no words that opens (and empties) f
             self.commands.append(SimpleCommand((), (), tuple(own), piped))
+        if body is not None and _last_command(body) and len(self.commands) > start:
+            # tree-sitter hangs `a && b > f` and `a | b > f` on the whole; bash, on b
+            last = self.commands[-1]
+            self.commands[-1] = replace(last, redirects=(*last.redirects, *own))
         fed = self.commands[-1] if body is None or body.type == "command" else None
         for rest in (n for n in after if n not in nested):
             if rest.type == "pipeline":  # `cat <<EOF | sh`: the pipe reads what cat prints
@@ -293,6 +298,15 @@ class _Builder:
         called = tuple(c.program.text for c in self.commands[start:] if c.program is not None)
         if name is not None:
             self.functions.append((_text(name), called))
+
+
+def _last_command(node: Node) -> bool:
+    """A list or pipeline whose last part is a simple command."""
+    if node.type not in ("list", "pipeline"):
+        return False
+    while node.type in ("list", "pipeline") and node.named_children:
+        node = node.named_children[-1]
+    return node.type == "command"
 
 
 def _is_arithmetic(node: Node) -> bool:
