@@ -1,6 +1,7 @@
 """Reading a file the workspace supplies, safely: the one way Heron opens files it reads on its
-own (context files, command templates, skills, a restore's preview), as opposed to files the
-model asks for through the tools.
+own (context files, command templates, skills and their files, a restore's preview, files an
+@-mention links to, the ``.git/config`` the sandbox looks into), as opposed to files the model
+asks for through the tools.
 
 A repository is untrusted input, so such a file may be a link to ``~/.ssh/id_rsa`` or
 ``/proc/self/environ``, a FIFO that blocks whoever opens it, a device, or a gigabyte. A file is
