@@ -2,8 +2,9 @@
 it runs, whether every part only reads, and what "always allow" would remember of it.
 
 Every simple command of the parsed line is judged (pipelines, lists, subshells, substitutions,
-heredoc bodies, function bodies), after unwrapping what runs other programs (``launchers.py``):
-wrappers, runners, shells given a string (``sh -c``, recursively), interpreters given inline
+heredoc bodies, function bodies), after unwrapping what runs other programs (``launchers.py``
+takes the words apart, ``launches.py`` judges what they run): wrappers, runners, containers
+and pods (``docker exec``, ``kubectl exec``), shells given a string (``sh -c``, recursively), interpreters given inline
 code (``inline.py``), ``eval``, ``xargs``, ``find -exec``, git's own options; text piped or
 fed into a shell, an interpreter, a database client or ``at`` is judged as that code, and so is
 a script the line writes and then runs. A program's arguments are read by its grammar
