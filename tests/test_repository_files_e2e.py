@@ -22,7 +22,7 @@ from tests.test_safety_e2e import full_access, questions
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAA-LEAKED"
 CANARY = "canary-environ-5f0c1e"  # in Heron's own environment: /proc/self/environ
 CONFIG_CANARY = "config-canary-a19d"  # in $HERON_HOME/config.toml
-NOTICES = {"session": {"notices": {}}}
+NOTICES: dict[str, Any] = {"session": {"notices": {}}}
 
 
 @pytest.fixture
