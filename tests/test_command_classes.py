@@ -591,3 +591,19 @@ def test_running_in_a_container_is_never_only_a_read() -> None:
 )
 def test_a_redirection_after_a_list_or_pipe_belongs_to_its_last_command(command: str) -> None:
     assert decide("full-access", Command(command))[0] == "ask", judge(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "asks"),
+    [
+        ("echo 'rm -r x' > x.sh; sh < x.sh", True),
+        ("echo 'drop table t;' > x.sql && psql app < x.sql", True),
+        ("make_script > x.sh; bash < x.sh", True),
+        ("echo 'ls' > x.sh; sh < x.sh", False),
+        ("psql app < dump.sql", False),  # a file of the workspace: like `sh script.sh`
+    ],
+)
+def test_a_file_the_line_writes_and_feeds_on_stdin_is_judged_as_its_content(
+    command: str, asks: bool
+) -> None:
+    assert (decide("full-access", Command(command))[0] == "ask") == asks, judge(command)

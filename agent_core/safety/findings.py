@@ -137,6 +137,15 @@ class Findings:
         else:
             self.run_code(content, language or _shebang(content), depth)
 
+    def written_input(self, command: SimpleCommand) -> Word | None:
+        """The file ``command`` reads on stdin (``< x.sh``), when this line writes it."""
+        for redirect in command.redirects:
+            target = redirect.target
+            value = target.value if target is not None else None
+            if redirect.operator == "<" and value is not None and path_key(value) in self.scripts:
+                return target
+        return None
+
     def run_code(self, text: str, language: str | None, depth: int) -> None:
         """``text`` as code: shell (``language`` None) or an interpreter's."""
         if language is None:
@@ -263,10 +272,13 @@ class Findings:
         self, command: SimpleCommand, depth: int, language: str | None, name: str
     ) -> None:
         """A shell (``language`` None), interpreter, or ``at`` that reads its program from
-        stdin: a here-document, a here-string, or what the command before it prints."""
+        stdin: a here-document, a here-string, what the command before it prints, or a file
+        this line wrote (``sh < x.sh``)."""
         text = stdin_text(command)
         if text is not None:
             self.run_code(text, language, depth)
+        elif (written := self.written_input(command)) is not None:
+            self.script_file(written, language, depth)
         elif any(r.feeds_input for r in command.redirects):
             self.unknown(f"{name} runs code that is only known at run time")
         elif command.piped:

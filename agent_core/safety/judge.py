@@ -4,10 +4,11 @@ it runs, whether every part only reads, and what "always allow" would remember o
 Every simple command of the parsed line is judged (pipelines, lists, subshells, substitutions,
 heredoc bodies, function bodies), after unwrapping what runs other programs (``launchers.py``
 takes the words apart, ``launches.py`` judges what they run): wrappers, runners, containers
-and pods (``docker exec``, ``kubectl exec``), shells given a string (``sh -c``, recursively), interpreters given inline
-code (``inline.py``), ``eval``, ``xargs``, ``find -exec``, git's own options; text piped or
-fed into a shell, an interpreter, a database client or ``at`` is judged as that code, and so is
-a script the line writes and then runs. A program's arguments are read by its grammar
+and pods (``docker exec``, ``kubectl exec``), shells given a string (``sh -c``, recursively),
+interpreters given inline code (``inline.py``), ``eval``, ``xargs``, ``find -exec``, git's
+own options. Text piped or fed into a shell, an interpreter, a database client or ``at`` is
+judged as that code, and so is a script the line writes and then runs (``sh x.sh``, ``sh <
+x.sh``, ``./x.sh``). A program's arguments are read by its grammar
 (``grammar.py``: which options take values) before the tables: ``dangerous.py`` (with
 ``network.py`` and ``teardown.py``), ``emptying.py`` and ``readonly.py``.
 
@@ -192,6 +193,8 @@ class _Judge(Launches):
             return argv, self.interpreter(language, args, command, depth), False
         if name in SQL_CLIENTS:
             fed = emitted(command.upstream) if command.piped else None
+            if (written := self.written_input(command)) is not None:
+                fed = self.scripts.get(path_key(written.text)) or fed
             texts = [_option_text(w.text) for w in args] + [r.body or "" for r in command.redirects]
             if drops_data([*texts, fed or ""]):
                 self.danger(f"{name} runs SQL that drops or deletes data")
