@@ -182,6 +182,65 @@ def test_the_projects_typescript_runs_only_in_the_sandbox_unless_the_user_says_o
     assert (seen["net"] == ours) == (how == "network")  # no network unless configured
 
 
+@pytest.mark.skipif(
+    shutil.which("typescript-language-server") is None,
+    reason="typescript-language-server is not installed (the test server above stands in)",
+)
+def test_the_real_typescript_language_server_runs_the_projects_typescript_only_confined(
+    agent_env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM, outside: Path
+) -> None:
+    """The default server for TypeScript, found on PATH: the planted tsserver.js it prefers
+    reports to a file in the sandbox's private /tmp (found again by Heron's pid)."""
+    configure(heron_home, wait=3.0)
+    plant_typescript(workspace, outside, heron_home)
+    tsserver = workspace / "node_modules" / "typescript" / "lib" / "tsserver.js"
+    report = 'const report = (line) => require("fs").appendFileSync("/tmp/planted-seen", line);\n'
+    tsserver.write_text(report + tsserver.read_text().replace("console.log(", "report("))
+    (workspace / "node_modules" / "typescript" / "package.json").write_text(
+        '{"name": "typescript", "version": "5.9.3"}'
+    )
+    edit_turn(fake, "app.ts", "let x = 1;", "let x = 2;")
+    with FakeEditor(environment(agent_env, fake, outside)) as editor:
+        editor.initialize()
+        stop, _ = editor.prompt(editor.new_session(workspace), "change x", timeout=90)
+        private = Path(tempfile.gettempdir()).glob(f"heron-sandbox-{editor.proc.pid}-*/tmp")
+        said = "".join(
+            (p / "planted-seen").read_text() for p in private if (p / "planted-seen").exists()
+        )
+    assert stop == "end_turn"
+    seen = what_it_saw(said)  # it ran the project's TypeScript, in the sandbox
+    assert seen["outside"].startswith("refused") and not (outside / "marker").exists()
+    assert seen["workspace"].startswith("refused")
+    assert seen["secret"].startswith("refused") and seen["config"] == "visible-config"
+    assert not Path("/tmp/planted-seen").exists()
+
+
+@pytest.mark.skipif(
+    shutil.which("typescript-language-server") is None,
+    reason="typescript-language-server is not installed",
+)
+def test_the_real_typescript_language_server_still_reports_in_the_sandbox(
+    agent_env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM, outside: Path
+) -> None:
+    """With the project's TypeScript (the one installed beside the server, linked into the
+    workspace's node_modules), nothing writable but its private /tmp, and no network."""
+    server = Path(shutil.which("typescript-language-server") or "")
+    typescript = server.resolve().parents[2] / "typescript"  # node_modules/<server>/lib/cli.mjs
+    if not (typescript / "lib" / "tsserver.js").is_file():
+        pytest.skip(f"no TypeScript beside {server}")
+    (workspace / "node_modules").mkdir()
+    (workspace / "node_modules" / "typescript").symlink_to(typescript)
+    configure(heron_home, wait=20.0, first_wait=60.0)
+    (workspace / "app.ts").write_text("let x: number = 1;\n")
+    edit_turn(fake, "app.ts", "let x: number = 1;", 'let x: number = "one";')
+    with FakeEditor(environment(agent_env, fake, outside)) as editor:
+        editor.initialize()
+        stop, _ = editor.prompt(editor.new_session(workspace), "make x a word", timeout=120)
+    assert stop == "end_turn"
+    result = last_result(fake.requests[2].body)
+    assert "Type 'string' is not assignable to type 'number'" in result, result
+
+
 def test_without_a_sandbox_a_server_is_left_off_and_the_user_is_told_how_to_opt_in(
     agent_env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM, outside: Path
 ) -> None:

@@ -99,7 +99,8 @@ class ServerLauncher:
                 f"there is no sandbox to run it in ({why}). To run it unconfined anyway, set "
                 f"{label} confined = false in {self._config}"
             )
-        needs = [Path(program).parent]  # visible even under the private /tmp
+        found = Path(program)  # visible even under the private /tmp, and where it links to
+        needs = list(dict.fromkeys((found.parent, found.resolve().parent)))
         launch = sandbox.launch(argv, writable=False, needs=needs)
 
         def done() -> None:

@@ -138,7 +138,7 @@ class LanguageServer:
             with anyio.fail_after(limit):
                 await self._client.spawn(self._argv, self._root)
                 result = await self._client.initialize_async(self._initialize_params())
-        except (OSError, TimeoutError, RuntimeError) as exc:
+        except (OSError, TimeoutError, RuntimeError, JsonRpcException) as exc:
             await self._abandon()
             why = str(exc) or type(exc).__name__
             raise ServerFailed(f"{self.name} did not start: {why}") from exc
