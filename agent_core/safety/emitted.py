@@ -13,13 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agent_core.safety.escapes import printed
 from agent_core.safety.shell import SimpleCommand, Word
 
 EMPTY_SOURCES = frozenset({"/dev/null", "/dev/zero"})  # read as a file: nothing, or zeros
 _STDIN = ("-", "/dev/stdin", "/dev/fd/0")
-_ESCAPE = re.compile(r"\\(0[0-7]{0,3}|x[0-9A-Fa-f]{1,2}|.)", re.DOTALL)
 _FORMAT = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?[sbdiouxXcqfeEgG])")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "a": "\a", "v": "\v", "f": "\f"}
 _MAX_PASSES = 64  # printf repeats its format while arguments remain
 
 
@@ -52,7 +51,7 @@ def _echo(args: list[Word], command: SimpleCommand, depth: int) -> str | None:
         newline = newline and "n" not in option
         escapes = "e" in option if "e" in option or "E" in option else escapes
     text = " ".join(values)
-    return (_unescape(text) if escapes else text) + ("\n" if newline else "")
+    return (printed(text) if escapes else text) + ("\n" if newline else "")
 
 
 def _printf(args: list[Word], command: SimpleCommand, depth: int) -> str | None:
@@ -61,15 +60,15 @@ def _printf(args: list[Word], command: SimpleCommand, depth: int) -> str | None:
         values.pop(0)
     if not values or values[0] == "-v":
         return None if values else ""
-    template, rest = _unescape(values[0]), values[1:]
-    printed: list[str] = []
+    template, rest = printed(values[0]), values[1:]
+    out: list[str] = []
     for _ in range(_MAX_PASSES):
         text, used = _fill(template, rest)
-        printed.append(text)
+        out.append(text)
         rest = rest[used:]
         if not rest or not used:
             break
-    return "".join(printed)
+    return "".join(out)
 
 
 def _fill(template: str, args: list[str]) -> tuple[str, int]:
@@ -107,18 +106,6 @@ def stdin_text(command: SimpleCommand, depth: int = 0) -> str | None:
     ):
         return ""
     return emitted(command.upstream, depth + 1) if command.piped else None
-
-
-def _unescape(text: str) -> str:
-    def decode(match: re.Match[str]) -> str:
-        escape = match.group(1)
-        if escape[0] == "x" and len(escape) > 1:
-            return chr(int(escape[1:], 16))
-        if escape[0] == "0":
-            return chr(int(escape[1:] or "0", 8))
-        return _ESCAPES.get(escape, "\\" + escape)
-
-    return _ESCAPE.sub(decode, text)
 
 
 EMITTERS: dict[str, Callable[[list[Word], SimpleCommand, int], str | None]] = {

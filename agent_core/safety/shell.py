@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING
 
+from agent_core.safety.escapes import ansi_c
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
@@ -27,10 +29,6 @@ if TYPE_CHECKING:
 _QUOTED = frozenset({"string", "translated_string"})
 # Unquoted braces with a comma or a range expand to several words in bash: {rm,-rf,x}.
 _BRACE_EXPANSION = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
-_ANSI_C_ESCAPES = re.compile(
-    r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|.)"
-)
-_SIMPLE_ESCAPES = dict(zip("ntrabeEfv", "\n\t\r\a\b\x1b\x1b\f\v", strict=True))
 _STATEMENT_KEYWORDS = frozenset({"export", "declare", "local", "readonly", "typeset", "unset"})
 
 
@@ -367,7 +365,7 @@ def _value(node: Node) -> str | None:
         case "raw_string":
             return _text(node)[1:-1]
         case "ansi_c_string":
-            return _ansi_c(_text(node)[2:-1])
+            return ansi_c(_text(node)[2:-1])
         case kind if kind in _QUOTED:
             if any(child.type != "string_content" for child in node.named_children):
                 return None
@@ -382,21 +380,6 @@ def _value(node: Node) -> str | None:
             return None if _BRACE_EXPANSION.search(_text(node)) else joined
         case _:
             return None
-
-
-def _ansi_c(body: str) -> str:
-    def decode(match: re.Match[str]) -> str:
-        escape = match.group(1)
-        try:
-            if escape[0] in "xuU" and len(escape) > 1:
-                return chr(int(escape[1:], 16))
-            if escape[0] in "01234567":
-                return chr(int(escape, 8))
-        except (ValueError, OverflowError):
-            return "\ufffd"  # no such character: bash prints nothing sensible either
-        return _SIMPLE_ESCAPES.get(escape, escape)
-
-    return _ANSI_C_ESCAPES.sub(decode, body)
 
 
 def _text(node: Node) -> str:
