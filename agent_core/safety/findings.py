@@ -48,8 +48,11 @@ class Judgement:
     def concern_given(self, *, checkpoint: bool) -> str | None:
         """Why it asks in every mode, or None; ``checkpoint``: the turn's checkpoint is taken
         before it runs, so what it empties in place can be restored (``/undo``)."""
-        emptied = () if checkpoint else self.emptied
-        return (self.dangers or self.unknowns or emptied or (None,))[0]
+        if self.dangers or self.unknowns:
+            return (self.dangers or self.unknowns)[0]
+        if self.emptied and not checkpoint:
+            return f"{self.emptied[0]}, with no checkpoint of this turn to restore it from"
+        return None
 
 
 @dataclass
