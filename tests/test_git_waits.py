@@ -20,7 +20,7 @@ import pytest
 from agent_core.checkpoints.session import Checkpoints
 from agent_core.checkpoints.shadow import ShadowError, ShadowRepository
 from agent_core.errors import ToolError
-from agent_core.safety.blockers import find_blockers, known_blocker
+from agent_core.safety.blockers import READ_BY_RIPGREP, find_blockers, known_blocker
 from agent_core.safety.git import GitStopped, GitWaitError, GitWatch, HardenedGit
 from agent_core.tools.ripgrep import ripgrep
 from tests.support.processes import wait_dead
@@ -82,6 +82,17 @@ def test_a_stall_not_explained_waits_on_and_a_quick_call_is_untouched() -> None:
     assert watch.wait(quick)[0].strip() == b"1"
 
 
+def test_a_wait_carries_input_and_output_larger_than_a_pipe_both_ways() -> None:
+    watch = GitWatch(30)
+    given = os.urandom(1 << 20)  # 1 MiB in, through a 64 KiB pipe, while output comes back
+    script = "cat; echo said >&2"
+    process = watch.start(["sh", "-c", script], cwd=Path.cwd(), env={}, piped=True)
+    assert watch.wait(process, given) == (given, b"said\n")
+    early = watch.start(["sh", "-c", "exit 3"], cwd=Path.cwd(), env={}, piped=True)
+    assert watch.wait(early, given) == (b"", b"")  # it ended without reading: no error
+    assert early.returncode == 3
+
+
 def test_the_hardened_runner_gives_up_on_a_git_that_hangs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -135,9 +146,14 @@ def test_the_walk_finds_fifos_named_as_git_reads_them_and_nothing_else(project: 
     (project / ".git" / "x").mkdir(parents=True)
     os.mkfifo(project / ".git" / "x" / ".gitignore")  # git skips .git folders
     (project / "link").symlink_to(project / "sub")  # not followed
+    os.mkfifo(project / "sub" / ".ignore")  # ripgrep's, not git's
     assert find_blockers(project) == [
         ("sub/.gitignore", "a FIFO (named pipe)"),
         ("sub/deeper/.gitattributes", "a FIFO (named pipe)"),
+    ]
+    assert [path for path, _ in find_blockers(project, READ_BY_RIPGREP)] == [
+        "sub/.gitignore",
+        "sub/.ignore",
     ]
     assert known_blocker(project, []) is None
     assert known_blocker(project, ["sub/other-fifo"]) == ("sub/other-fifo", "a FIFO (named pipe)")
@@ -273,6 +289,9 @@ def test_a_search_in_the_way_of_a_fifo_ignore_file_stops_naming_it(project: Path
     assert sorted(anyio.run(search).split()) == ["a.txt", "sub/b.txt", "sub/deeper/c.txt"]
     os.mkfifo(project / "sub" / "deeper" / ".ignore")
     began = time.monotonic()
-    with pytest.raises(ToolError, match=r"sub/deeper/\.ignore is a FIFO \(named pipe\)"):
+    with pytest.raises(
+        ToolError,
+        match=r"sub/deeper/\.ignore is a FIFO \(named pipe\), not a file: ripgrep reads it",
+    ):
         anyio.run(search)
     assert time.monotonic() - began < 5.0  # the stall point, then a walk: not the time limit

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from agent_core.errors import HeronError
 from agent_core.safety.blockers import (
+    READ_BY_GIT,
     STALL_S,
     WALK_LIMIT_S,
     because,
@@ -136,7 +137,7 @@ class ShadowGit:
     def _explain(self, limit_s: float) -> str | None:
         """Why a git call stalls, when a file in the workspace is to blame (remembered, so
         that later snapshots stop before git starts); looked for within ``limit_s``."""
-        found = find_blockers(self.workspace, min(limit_s, WALK_LIMIT_S))
+        found = find_blockers(self.workspace, READ_BY_GIT, min(limit_s, WALK_LIMIT_S))
         if not found:
             return None
         self._suspects.update(path for path, _ in found)

@@ -20,7 +20,9 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-OPENED_ON_A_WALK = frozenset({".gitignore", ".gitattributes", ".ignore", ".rgignore"})
+# What each reader opens on its walk, by name: a reader is told by the files it opens.
+READ_BY_GIT = frozenset({".gitignore", ".gitattributes"})
+READ_BY_RIPGREP = frozenset({".gitignore", ".ignore", ".rgignore"})
 STALL_S = 1.0  # a call waiting this long has the workspace looked at
 WALK_LIMIT_S = 3.0  # the look gives up after this long (a huge tree): the deadline remains
 KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}
@@ -34,11 +36,13 @@ def blocking_kind(mode: int) -> str | None:
 Blocker = tuple[str, str]  # a path relative to the workspace, and what it is
 
 
-def known_blocker(workspace: Path, candidates: Iterable[str]) -> Blocker | None:
+def known_blocker(
+    workspace: Path, candidates: Iterable[str], names: frozenset[str] = READ_BY_GIT
+) -> Blocker | None:
     """The first of ``candidates`` (paths relative to ``workspace``), or of the top-level
-    files named as ``OPENED_ON_A_WALK``, that would make a reader wait; None when none would.
-    Costs one ``lstat`` each."""
-    for relative in (*sorted(OPENED_ON_A_WALK), *candidates):
+    files of ``names``, that would make their reader wait; None when none would. Costs one
+    ``lstat`` each."""
+    for relative in (*sorted(names), *candidates):
         try:
             kind = blocking_kind(os.lstat(workspace / relative).st_mode)
         except OSError:
@@ -48,9 +52,11 @@ def known_blocker(workspace: Path, candidates: Iterable[str]) -> Blocker | None:
     return None
 
 
-def find_blockers(workspace: Path, limit_s: float = WALK_LIMIT_S) -> list[Blocker]:
-    """Every file named as ``OPENED_ON_A_WALK`` under ``workspace`` that would make its reader
-    wait, found within ``limit_s``. Folders named ``.git`` are skipped, as git skips them;
+def find_blockers(
+    workspace: Path, names: frozenset[str] = READ_BY_GIT, limit_s: float = WALK_LIMIT_S
+) -> list[Blocker]:
+    """Every file of ``names`` under ``workspace`` that would make its reader wait, found
+    within ``limit_s``. Folders named ``.git`` are skipped, as git and ripgrep skip them;
     symlinks are not followed."""
     give_up = time.monotonic() + limit_s
     found: list[Blocker] = []
@@ -63,17 +69,17 @@ def find_blockers(workspace: Path, limit_s: float = WALK_LIMIT_S) -> list[Blocke
             continue
         for entry in entries:
             path = f"{relative}/{entry.name}" if relative else entry.name
-            if entry.name in OPENED_ON_A_WALK and (kind := _kind(entry)) is not None:
+            if entry.name in names and (kind := _kind(entry)) is not None:
                 found.append((path, kind))
             elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
                 folders.append(path)
     return sorted(found)
 
 
-def because(found: Sequence[Blocker]) -> str:
-    """Why a snapshot cannot be taken, for the user: the first file found, and the others."""
+def because(found: Sequence[Blocker], reader: str = "git") -> str:
+    """Why ``reader`` cannot run here, for the user: the first file found, and the others."""
     (path, kind), others = found[0], [p for p, _ in found[1:]]
-    said = f"{path} is {kind}, not a file: git and ripgrep, which read it, would wait for ever"
+    said = f"{path} is {kind}, not a file: {reader} reads it and would wait for ever"
     if others:
         listed = ", ".join(others[:3]) + (" ..." if len(others) > 3 else "")
         said += f" (so are {listed})"

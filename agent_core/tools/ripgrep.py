@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 
 from agent_core.errors import ToolError
-from agent_core.safety.blockers import STALL_S, because, find_blockers
+from agent_core.safety.blockers import READ_BY_RIPGREP, STALL_S, because, find_blockers
 
 TIME_LIMIT_S = 60.0
 # Version control internals are never results, even when a glob such as "*" matches them (a
@@ -40,9 +40,11 @@ async def ripgrep(arguments: list[str], cwd: Path) -> str:
 
     async def look_for_blockers(stop: anyio.CancelScope) -> None:
         await anyio.sleep(STALL_S)
-        found = await anyio.to_thread.run_sync(find_blockers, cwd, abandon_on_cancel=True)
+        found = await anyio.to_thread.run_sync(
+            find_blockers, cwd, READ_BY_RIPGREP, abandon_on_cancel=True
+        )
         if found:
-            blocked.append(because(found))
+            blocked.append(because(found, "ripgrep"))
             stop.cancel()  # the search is killed with it
 
     try:
