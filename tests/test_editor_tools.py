@@ -453,3 +453,21 @@ def test_searches_never_list_version_control_internals(
     assert ".git" not in outputs["find_files"]
     assert "a.txt:1:hello" in outputs["search"].splitlines()
     assert ".git" not in outputs["search"]
+
+
+@pytest.mark.parametrize("name", ["pipe.txt", "pipe.png"])
+def test_reading_a_fifo_from_disk_fails_at_once_and_the_turn_goes_on(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path, name: str
+) -> None:
+    os.mkfifo(workspace / name)  # anything a command ran can leave one; opening it would block
+    env = scripted(agent_env, tmp_path, call("read_file", path=name))
+    with FakeEditor(env, fs=False) as editor:
+        editor.initialize()
+        session_id = editor.new_session(workspace)
+        started = time.monotonic()
+        stop, updates = editor.prompt(session_id, "read the pipe")
+        assert time.monotonic() - started < 10  # the per-test timeout would catch a hang too
+    assert stop == "end_turn"
+    [read] = tool_updates(updates, "read_file").values()
+    assert final(read)["status"] == "failed"
+    assert "named pipe" in final(read)["rawOutput"]["output"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,8 @@ def test_an_image_file_loads_within_the_limits(tmp_path: Path) -> None:
     assert load(tmp_path / "notes.md") is None
     assert load(tmp_path / "missing.png") is None  # the text reader says why
     assert load(tmp_path) is None
+
+
+def test_a_fifo_named_like_an_image_is_not_waited_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "shot.png")
+    assert load(tmp_path / "shot.png") is None  # the text reader then says why

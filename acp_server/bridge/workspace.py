@@ -15,8 +15,10 @@ import anyio
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RpcError
 from agent_core.errors import ToolError
+from agent_core.safety.safe_open import UnsafeFile, read_safely
 
 EDITOR_TIMEOUT_S = 30.0
+MAX_READ_BYTES = 64 * 1024 * 1024  # a text file read from disk when the editor does not read it
 
 
 class EditorWorkspace:
@@ -49,14 +51,19 @@ class EditorWorkspace:
             except RpcError as exc:
                 raise ToolError(f"Cannot read {path}: {exc.explained}") from exc
             return str(result["content"])
-        try:
-            return await anyio.Path(path).read_text(encoding="utf-8")
+        try:  # never blocks: a FIFO or device in the workspace is refused, not waited on
+            read = await read_safely(path, self._roots, MAX_READ_BYTES)
+            if read.truncated:
+                raise ToolError(f"{path} is over {MAX_READ_BYTES:,} bytes; search it instead.")
+            return read.data.decode("utf-8")
         except FileNotFoundError:
             raise ToolError(f"{path} does not exist.") from None
-        except IsADirectoryError:
-            raise ToolError(f"{path} is a directory; use find_files to list it.") from None
         except UnicodeDecodeError:
             raise ToolError(f"{path} is not a UTF-8 text file.") from None
+        except UnsafeFile as exc:
+            if await anyio.Path(path).is_dir():
+                raise ToolError(f"{path} is a directory; use find_files to list it.") from None
+            raise ToolError(f"Cannot read {path}: {exc}") from None
         except OSError as exc:
             raise ToolError(f"Cannot read {path}: {exc.strerror}") from None
 

@@ -13,6 +13,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_core.safety.safe_open import UnsafeFile, open_regular
+
 MAX_IMAGE_BYTES = 3_750_000  # 5,000,000 once base64-encoded
 MAX_IMAGE_SIDE = 8000
 FORMATS: tuple[tuple[bytes, int, str, str], ...] = (  # signature, offset, MIME type, name
@@ -78,13 +80,13 @@ def load(path: Path) -> ImageFile | None:
     """``path`` as an image for a model, or None if it is not one (or cannot be opened: the
     text reader then says why). Blocking: run it in a worker thread."""
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:  # a FIFO named like a picture must not hang the turn
             head = file.read(HEAD_BYTES)
             if kind(head) is None:
                 return None
             data = head + file.read(MAX_IMAGE_BYTES + 1 - len(head))
             size = path.stat().st_size if len(data) > MAX_IMAGE_BYTES else len(data)
-    except OSError:
+    except (OSError, UnsafeFile):
         return None
     picture = sniff(data)
     if picture is None:
