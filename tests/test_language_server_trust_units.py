@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -129,3 +132,29 @@ def test_a_server_runs_in_a_sandbox_of_its_own_with_the_workspace_read_only(
     assert private.is_dir()
     launch.done()
     assert not private.exists()  # its folder goes when it stops
+
+
+@pytest.mark.skipif(os.uname().sysname != "Linux", reason="bubblewrap is Linux's")
+@pytest.mark.usefixtures("bubblewrap")
+def test_a_confined_server_writes_its_caches_in_its_own_folder_and_nowhere_else(
+    tmp_path: Path,
+) -> None:
+    """The fake HOME under /var/tmp: under /tmp, the sandbox's private /tmp would hide it."""
+    home = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="heron-units-")) / "home"
+    try:
+        (home / ".cache").mkdir(parents=True)
+        script = (
+            'mkdir -p "$XDG_CACHE_HOME/gopls" && echo x > "$XDG_CACHE_HOME/gopls/x" && echo ok; '
+            f"echo x > {home}/.cache/poisoned || echo refused; "
+            f"echo x > {tmp_path}/w || echo refused"
+        )
+        spec = SPEC._replace(command=("/bin/sh", "-c", script))
+        launch = launcher(tmp_path)(spec)
+        argv = launch.argv[4:]  # without the log's redirection: stderr stays with the test
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+        launch.done()
+        assert done.stdout.split() == ["ok", "refused", "refused"], done
+        assert "Read-only file system" in done.stderr
+        assert not (home / ".cache" / "poisoned").exists() and not (tmp_path / "w").exists()
+    finally:
+        shutil.rmtree(home.parent, ignore_errors=True)

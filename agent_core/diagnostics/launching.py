@@ -5,10 +5,11 @@ A language server runs the workspace's code by design: basedpyright runs the pro
 ``node_modules/typescript``, gopls runs ``go list``, and whatever a server starts has its rights.
 So each server runs in a sandbox of its own (``safety.sandbox``, the one commands run in): the
 workspace roots read-only, credential stores and Heron's home hidden, a private ``/tmp`` the only
-place it may write, no network unless ``[diagnostics.servers.<name>] network = true``, its
-``PATH`` without the entries that name the workspace (``servers.finder``), secret variables
-unset. It gets a sandbox of its own rather than the session's because it outlives the session
-that started it (the sessions of a workspace share it); its private folder goes when it stops.
+place it may write (its caches go there too), no network unless ``[diagnostics.servers.<name>]
+network = true``, its ``PATH`` without the entries that name the workspace (``servers.finder``),
+secret variables unset. It gets a sandbox of its own rather than the session's because it
+outlives the session that started it (the sessions of a workspace share it); its private folder
+goes when it stops.
 
 Where no sandbox works, a server is left off and the user is told why, unless the user's own
 config.toml says ``confined = false`` for it: then it runs as it did before Heron confined
@@ -28,6 +29,10 @@ from agent_core.diagnostics.servers import LanguageServerSpec
 from agent_core.safety.sandbox.settings import SandboxSettings
 
 ENV = "/usr/bin/env"
+# A confined server's caches (gopls's, Go's build cache, TypeScript's typings...) go to a folder
+# of its own in its private temp folder, gone when it stops: the user's ~/.cache stays read-only
+# to it, since what is cached there (pre-commit's hooks, build outputs) runs later unconfined.
+PRIVATE_CACHE = ("/bin/sh", "-c", 'XDG_CACHE_HOME="${TMPDIR:-/tmp}/.cache" exec "$@"', "sh")
 
 
 class ServerLaunch(NamedTuple):
@@ -101,7 +106,7 @@ class ServerLauncher:
             )
         found = Path(program)  # visible even under the private /tmp, and where it links to
         needs = list(dict.fromkeys((found.parent, found.resolve().parent)))
-        launch = sandbox.launch(argv, writable=False, needs=needs)
+        launch = sandbox.launch([*PRIVATE_CACHE, *argv], writable=False, needs=needs)
 
         def done() -> None:
             sandbox.release(launch)
