@@ -16,9 +16,10 @@ import json
 import statistics
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-from agent_core.diagnostics.launching import ServerLauncher
+from agent_core.diagnostics.launching import ServerLaunch, ServerLauncher
 from agent_core.diagnostics.servers import LanguageServerSpec
 from agent_core.safety.sandbox.settings import SandboxSettings
 from bench.figures import Figure
@@ -129,23 +130,33 @@ def confinement_cost() -> Figure:
                 log_file=Path("/dev/null"),
             )
 
-        confined, unconfined = launcher(frozenset()), launcher(frozenset({"ruff"}))
-        times: dict[bool, list[float]] = {True: [], False: []}
-        for launch in (unconfined, confined):  # warm: pygls imported, files cached
+        def bare(spec: LanguageServerSpec) -> ServerLaunch:
+            return ServerLaunch(list(spec.command), lambda: None)
+
+        modes: dict[str, Callable[[LanguageServerSpec], ServerLaunch]] = {
+            "bare": bare,
+            "unconfined": launcher(frozenset({"ruff"})),
+            "confined": launcher(frozenset()),
+        }
+        times: dict[str, list[float]] = {mode: [] for mode in modes}
+        for launch in modes.values():  # warm: pygls imported, files cached
             anyio.run(_start, launch, spec, root)
         for _ in range(STARTS):
-            for sandboxed, launch in ((False, unconfined), (True, confined)):
-                times[sandboxed].append(anyio.run(_start, launch, spec, root))
-    inside, outside = statistics.median(times[True]), statistics.median(times[False])
+            for mode, launch in modes.items():
+                times[mode].append(anyio.run(_start, launch, spec, root))
+    inside, outside = statistics.median(times["confined"]), statistics.median(times["unconfined"])
     how = (
         f"{availability.mechanism.name}; median of {STARTS} starts of `ruff server` each way, "
         f"interleaved: {inside * 1000:.1f} ms in the sandbox (workspace read-only, no network), "
-        f"{outside * 1000:.1f} ms unconfined (tethered to Heron)"
+        f"{outside * 1000:.1f} ms unconfined (`confined = false`: tethered to Heron), "
+        f"{statistics.median(times['bare']) * 1000:.1f} ms bare (the command as it is)"
     )
     return Figure(name, (inside - outside) * 1000, "ms", 20, how)
 
 
-async def _start(launch: ServerLauncher, spec: LanguageServerSpec, root: Path) -> float:
+async def _start(
+    launch: Callable[[LanguageServerSpec], ServerLaunch], spec: LanguageServerSpec, root: Path
+) -> float:
     """Seconds from the launch to the answer to ``initialize``; the server is stopped after."""
     import time
 
