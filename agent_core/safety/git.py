@@ -92,7 +92,11 @@ class GitWatch:
     ``stall_s``/``explain``: when a wait passes ``stall_s``, ``explain`` is asked once why
     (it may look at the workspace, for as long as the deadline leaves); a reason ends the work
     at once with that reason, None lets the wait go on to the deadline. A wait that ends in
-    time costs nothing more than ``communicate``."""
+    time costs what ``communicate`` without a timeout would: the process's end is polled
+    beside its pipes, never slept for.
+
+    A group of its own is what lets a stop reach what git started; it also means a git still
+    running when Heron is killed outright is not killed with Heron's group."""
 
     def __init__(
         self, limit_s: float, *, stall_s: float = math.inf, explain: Explain | None = None
