@@ -77,20 +77,24 @@ def test_a_fifo_gitignore_planted_before_the_session_never_holds_a_turn(
     os.mkfifo(workspace / "sub" / ".gitignore")
     with FakeLLM() as fake, FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
         session_id = full_access(editor, workspace)
-        fake.enqueue(Reply((write("b.py", "b = 1\n"),)))
-        editor.start_prompt(session_id, "write b.py", request_id="hung")
-        wait_answering(editor, shows_a_diff)
-        time.sleep(0.3)  # the checkpoint's git is waiting on the FIFO
-        stop, took = cancel_and_time(editor, session_id, "hung")
+        for n in (1, 2):  # found beside git's first walk, then known before git starts
+            fake.enqueue(Reply((write(f"n{n}.py", f"n = {n}\n"),)), Reply((Text("done"),)))
+            stop, updates = editor.prompt(session_id, f"write n{n}.py")
+            assert stop == "end_turn"
+            assert (workspace / f"n{n}.py").read_text() == f"n = {n}\n"  # the change is made
+            told = said(updates)
+            assert "No checkpoint for this turn" in told and "sub/.gitignore is a FIFO" in told
+
+        fake.enqueue(Reply((write("b.py", "b = 1\n"),)))  # nothing after: cancelled before
+        editor.start_prompt(session_id, "write b.py", request_id="later")
+        wait_answering(editor, shows_a_diff)  # its checkpoint is next, the FIFO in the way
+        stop, took = cancel_and_time(editor, session_id, "later")
         assert stop == "cancelled" and took < CANCEL_WITHIN_S, took
         editor.drain(quiet=0.2)
 
-        fake.enqueue(Reply((write("c.py", "c = 1\n"),)), Reply((Text("done"),)))
-        stop, updates = editor.prompt(session_id, "write c.py")
-    assert stop == "end_turn"
-    assert (workspace / "c.py").read_text() == "c = 1\n"  # the turn's change is made
-    told = said(updates)
-    assert "No checkpoint for this turn" in told and "sub/.gitignore is a FIFO" in told
+        fake.enqueue(Reply((Text("still here"),)))
+        stop, updates = editor.prompt(session_id, "are you there?")
+    assert stop == "end_turn" and "still here" in said(updates)
 
 
 def test_a_fifo_gitignore_made_by_a_sandboxed_command_during_a_turn(

@@ -142,7 +142,7 @@ class ShadowRepository:
     def _first_snapshot(self) -> Snapshot:
         files: list[bytes] = []  # bytes, in git's order once sorted
         refused: list[bytes] = []
-        for path in self._git.run(list(NEW)).split(b"\0"):
+        for path in self._git.run_looking(list(NEW)).split(b"\0"):
             if path and not path.endswith(b"/"):
                 (refused if refused_name(path) else files).append(path)
         files.sort()

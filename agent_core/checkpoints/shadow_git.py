@@ -6,15 +6,18 @@ The shadow's git is pointed at the shadow with ``GIT_DIR`` and at the workspace 
 one piece of work (a snapshot, a listing) share one ``GitWatch``: one deadline, a stop callable
 from another thread (a cancelled turn), each process in a group of its own that is killed whole.
 A call that stalls has the workspace looked at for a file that makes git wait for ever
-(``safety.blockers``); one found ends the work with the file named, and is remembered, so that
-``blocker()`` tells the next snapshot before git starts.
+(``safety.blockers``), and git's first walk of a workspace has that look beside it from the
+start; one found ends the work with the file named, and is remembered in the shadow
+(``SUSPECTS``), so that ``blocker()`` tells the next snapshot, of any session, before git starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import signal
 import subprocess
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from agent_core.safety.blockers import (
     READ_BY_GIT,
     STALL_S,
     WALK_LIMIT_S,
+    Blocker,
     because,
     find_blockers,
     known_blocker,
@@ -30,6 +34,7 @@ from agent_core.safety.blockers import (
 from agent_core.safety.git import ENVIRONMENT, GitWaitError, GitWatch, git_command
 
 LIMIT_S = 20.0  # one piece of work's git calls (a snapshot, a listing), together
+SUSPECTS = "heron-blockers"  # in the shadow: the files found making git wait, NUL-separated
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Heron",
     "GIT_AUTHOR_EMAIL": "heron@localhost",
@@ -59,7 +64,6 @@ class ShadowGit:
         self.path, self.workspace = path, workspace
         self._environment = {k: v for k, v in environment.items() if not k.startswith("GIT_")}
         self._watch: GitWatch | None = None  # None: each git call has its own deadline
-        self._suspects: set[str] = set()  # files found making git wait; shared by copies
 
     def watch(self, limit_s: float = LIMIT_S) -> GitWatch:
         """A deadline and a stop for one piece of work; a call that stalls has the workspace
@@ -78,9 +82,29 @@ class ShadowGit:
 
     def blocker(self) -> str | None:
         """Why git would wait for ever in this workspace, when it is known without a walk (a
-        top-level file, or one a stalled call found before); None when nothing is known."""
-        found = known_blocker(self.workspace, sorted(self._suspects))
+        top-level file, or one found before); None when nothing is known. A few ``lstat``
+        calls and one small read."""
+        found = known_blocker(self.workspace, self._suspects())
         return because([found]) if found else None
+
+    def run_looking(self, args: list[str]) -> bytes:
+        """``run(args)`` with the workspace walked beside it for a file that makes git wait:
+        one found ends the call at once, named. For git's first walk of a workspace, when
+        nothing is known of it; the walk stops when git ends."""
+        watch, done = self.current_watch(), threading.Event()
+
+        def look() -> None:
+            found = find_blockers(self.workspace, READ_BY_GIT, WALK_LIMIT_S, done)
+            if found and not done.is_set():  # git is still walking: it waits on one of them
+                self._remember(found)
+                watch.stop(GitWaitError(because(found)))
+
+        started = self.watched(watch).start(args)
+        threading.Thread(target=look, name="heron-blockers", daemon=True).start()
+        try:
+            return self.collect(started)[0]
+        finally:
+            done.set()
 
     def text(self, *args: str, stdin: str | None = None) -> str:
         return self.run(list(args), stdin=stdin).decode("utf-8", "surrogateescape")
@@ -140,8 +164,21 @@ class ShadowGit:
         found = find_blockers(self.workspace, READ_BY_GIT, min(limit_s, WALK_LIMIT_S))
         if not found:
             return None
-        self._suspects.update(path for path, _ in found)
+        self._remember(found)
         return because(found)
+
+    def _suspects(self) -> list[str]:
+        try:
+            listed = (self.path / SUSPECTS).read_bytes()
+        except OSError:
+            return []
+        return [p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p]
+
+    def _remember(self, found: Sequence[Blocker]) -> None:
+        """Keep the files found for later snapshots (a lost write only costs a later stall)."""
+        known = sorted({*self._suspects(), *(path for path, _ in found)})
+        with contextlib.suppress(OSError):
+            (self.path / SUSPECTS).write_bytes("\0".join(known).encode("utf-8", "surrogateescape"))
 
     def _invocation(self, args: list[str], *, bare: bool) -> tuple[list[str], dict[str, str]]:
         """The git command line and environment for ``args`` on the shadow."""

@@ -9,13 +9,15 @@ workspace can make one, so Heron looks in two ways:
 - before git runs, at the names already known (the workspace's top-level ones, and whatever
   an earlier look found): a few ``lstat`` calls, nothing a snapshot would notice;
 - when a call has been waiting a while (``STALL_S``), a walk of the workspace for such a
-  file, to stop waiting at once and say which file is to blame. Only a slow call pays for it.
+  file, to stop waiting at once and say which file is to blame. Only a slow call pays for it
+  (and git's first walk of a workspace, which has the walk beside it from the start).
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -53,15 +55,18 @@ def known_blocker(
 
 
 def find_blockers(
-    workspace: Path, names: frozenset[str] = READ_BY_GIT, limit_s: float = WALK_LIMIT_S
+    workspace: Path,
+    names: frozenset[str] = READ_BY_GIT,
+    limit_s: float = WALK_LIMIT_S,
+    stop: threading.Event | None = None,
 ) -> list[Blocker]:
     """Every file of ``names`` under ``workspace`` that would make its reader wait, found
-    within ``limit_s``. Folders named ``.git`` are skipped, as git and ripgrep skip them;
-    symlinks are not followed."""
+    within ``limit_s`` (or until ``stop`` is set). Folders named ``.git`` are skipped, as git
+    and ripgrep skip them; symlinks are not followed."""
     give_up = time.monotonic() + limit_s
     found: list[Blocker] = []
     folders = [""]
-    while folders and time.monotonic() < give_up:
+    while folders and time.monotonic() < give_up and not (stop and stop.is_set()):
         relative = folders.pop()
         try:
             entries = list(os.scandir(workspace / relative if relative else workspace))
