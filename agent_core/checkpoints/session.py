@@ -133,7 +133,8 @@ class Checkpoints:
 
     async def end_turn(self, *, hurried: bool = False) -> str | None:
         """Record the workspace as the turn left it; a notice if that failed. ``hurried``: the
-        turn was cancelled, so the record gets ``HURRIED_S``, not the whole ``LIMIT_S``."""
+        turn was cancelled, so the record gets ``HURRIED_S``, not the whole ``LIMIT_S``, and
+        the session's pruning waits for a later turn."""
         turn, self._turn = self._turn, None
         if turn is None or turn.number is None:
             return None
@@ -141,7 +142,7 @@ class Checkpoints:
         limit = HURRIED_S if hurried else LIMIT_S
         try:
             await self._in_thread(self._record_after, number, turn.commit, limit_s=limit)
-            if not self._pruned:
+            if not self._pruned and not hurried:
                 self._pruned = True
                 await self._in_thread(self._prune)
         except (ShadowError, OSError) as exc:
