@@ -133,6 +133,31 @@ def test_a_fifo_gitignore_made_by_a_sandboxed_command_during_a_turn(
         assert time.monotonic() - began < 5.0  # no git deadline was waited out
 
 
+def test_a_turn_that_made_a_fifo_gitignore_ends_with_its_record_skipped_and_named(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    (workspace / "sub").mkdir()
+    with FakeLLM() as fake, FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
+        session_id = full_access(editor, workspace)
+        fake.enqueue(
+            Reply(
+                (
+                    write("b.py", "b = 1\n"),  # the checkpoint is taken here, before the FIFO
+                    ToolCall("terminal", {"command": "mkfifo sub/.gitignore"}),
+                )
+            ),
+            Reply((Text("done"),)),
+        )
+        began = time.monotonic()
+        stop, updates = editor.prompt(session_id, "write, then make a FIFO")
+        took = time.monotonic() - began
+    assert stop == "end_turn" and (workspace / "b.py").read_text() == "b = 1\n"
+    told = said(updates)
+    assert "The end of checkpoint 1 was not recorded" in told
+    assert "sub/.gitignore is a FIFO" in told
+    assert took < 10.0  # a stall and a walk, not git's deadline
+
+
 def test_a_hanging_git_is_cancelled_within_a_second_and_leaves_no_process(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
