@@ -59,8 +59,11 @@ format: $(INSTALLED) ## apply ruff format and safe fixes
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-pytest: $(INSTALLED) $(NODE_DEPS) sandbox ## run the test suite only
-	$(BIN)/pytest
+# Most tests wait on real processes (heron acp, the sandbox, git), so more workers than cores
+# pay off: 4 on a 2-core machine. PYTEST_WORKERS=0 runs them in this process, one by one.
+PYTEST_WORKERS ?= 4
+pytest: $(INSTALLED) $(NODE_DEPS) sandbox ## run the test suite only (in parallel: PYTEST_WORKERS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS)
 
 vscode: $(INSTALLED) $(VSCODE_DEPS) sandbox ## the VS Code extension: typecheck, eslint, build, tests (real heron), .vsix
 	cd $(VSCODE) && HERON_BIN=$(CURDIR)/$(BIN)/heron npm run check

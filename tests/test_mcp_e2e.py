@@ -187,7 +187,9 @@ def test_tools_of_stdio_http_and_sse_servers_reach_the_model(
 def test_broken_servers_never_hold_up_the_session(
     env: dict[str, str], workspace: Path, fake: FakeLLM, heron_home: Path
 ) -> None:
-    connect_timeout = 5.0  # generous: a loaded machine starts Python servers slowly
+    # Generous: a loaded machine (the suite runs in parallel) starts Python servers slowly, and
+    # "local" must be up within it for its notice to be the one looked for below.
+    connect_timeout = 15.0
     (heron_home / "config.toml").write_text(
         f"[mcp]\nconnect_timeout = {connect_timeout}\n"
         f'[mcp_servers.slow]\ncommand = "{sys.executable}"\nargs = ["-m", "tests.support.mcp_server", "hang"]\n'
@@ -205,7 +207,9 @@ def test_broken_servers_never_hold_up_the_session(
         assert stop == "end_turn"
         told = notices(editor, updates)
         assert len(told) == 3, told
-        [poisoned] = [n for n in told if "tool notes left out" in n]  # its description instructs
+        poisoned_notices = [n for n in told if "tool notes left out" in n]  # its description
+        assert len(poisoned_notices) == 1, told  # instructs the model
+        [poisoned] = poisoned_notices
         assert "MCP server local" in poisoned and "prompt injection" in poisoned
         [broken] = [n for n in told if "broken" in n]
         assert "did not start" in broken and "DATABASE_URL is not set" in broken

@@ -25,8 +25,7 @@ from agent_core.safety.safe_open import (
     UnsafeFile,
     list_inside,
     list_own,
-    read_inside,
-    read_own,
+    read_from,
     why_unreadable,
 )
 
@@ -142,10 +141,7 @@ def _template(file: Path, root: Path | None) -> SlashCommand | LeftOut | None:
     """The command in ``file`` (inside ``root``; None: the user's own), why it is left out, or
     None when it is empty."""
     try:
-        if root is None:
-            read = read_own(file, MAX_TEMPLATE_BYTES)
-        else:
-            read = read_inside(file, [root], MAX_TEMPLATE_BYTES)
+        read = read_from(file, root, MAX_TEMPLATE_BYTES)
     except (OSError, UnsafeFile) as exc:
         return LeftOut(file, why_unreadable(exc))
     if read.truncated:

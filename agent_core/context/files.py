@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core.safety.injection import screen
-from agent_core.safety.safe_open import UnsafeFile, read_inside, read_own, why_unreadable
+from agent_core.safety.safe_open import UnsafeFile, read_from, why_unreadable
 
 NAMES = ("AGENTS.md", "HERON.md", "CLAUDE.md", ".cursorrules", ".github/copilot-instructions.md")
 MAX_FILE_CHARS = 20_000
@@ -60,10 +60,7 @@ def read_context_file(
 ) -> ContextFile:
     """``path`` read inside ``root`` (None: a file of the user's own), or why it was not."""
     try:
-        if root is None:
-            read = read_own(path, MAX_FILE_BYTES)
-        else:
-            read = read_inside(path, [root], MAX_FILE_BYTES, where=where)
+        read = read_from(path, root, MAX_FILE_BYTES, where=where)
     except (OSError, UnsafeFile) as exc:
         return ContextFile(path, "", why_unreadable(exc))
     text = read.text()

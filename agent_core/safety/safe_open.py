@@ -121,6 +121,15 @@ def open_regular(path: Path) -> BinaryIO:
         raise
 
 
+def read_from(
+    path: Path, root: Path | None, cap: int = DEFAULT_CAP, *, where: str = WORKSPACE
+) -> Read:
+    """``read_inside`` one root, or ``read_own`` when there is none (a file of the user's)."""
+    if root is None:
+        return read_own(path, cap)
+    return read_inside(path, [root], cap, where=where)
+
+
 def list_inside(
     folder: Path, roots: Sequence[Path], limit: int = DEFAULT_LIMIT, *, where: str = WORKSPACE
 ) -> Listing:

@@ -34,8 +34,8 @@ from agent_core.safety.safe_open import (
     UnsafeFile,
     list_inside,
     list_own,
+    read_from,
     read_inside,
-    read_own,
     why_unreadable,
 )
 from agent_core.skills.frontmatter import FrontMatterError, split_front_matter
@@ -107,10 +107,7 @@ def find_skills(folders: Sequence[SkillFolder]) -> Catalog:
 def read_skill(path: Path, origin: str, root: Path | None = None) -> Skill | LeftOut:
     """One ``SKILL.md`` (inside ``root``; None: the user's own), or why it is left out."""
     try:
-        if root is None:
-            read = read_own(path, MAX_SKILL_BYTES)
-        else:
-            read = read_inside(path, [root], MAX_SKILL_BYTES)
+        read = read_from(path, root, MAX_SKILL_BYTES)
     except (OSError, UnsafeFile) as exc:
         return LeftOut(path, why_unreadable(exc))
     if read.truncated:
