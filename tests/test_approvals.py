@@ -39,6 +39,11 @@ MCP_WRITE = ToolUse("mcp__db__insert", "db: insert")
 MCP_READ = ToolUse("mcp__db__query", "db: query", read_only=True)
 RERUN = Unconfined("npm install -g x", "it wrote outside the workspace")
 REMEMBER = MemoryWrite("user.md")
+# A file emptied in place: /undo restores it only when the turn's checkpoint keeps it.
+EMPTIED = Command(": > notes.md")
+EMPTIED_KEPT = Command(": > notes.md", checkpointed=True)
+NOT_KEPT = "build/cache.db is ignored (.gitignore), and checkpoints leave ignored files out"
+EMPTIED_NOT_KEPT = Command(": > build/cache.db", not_kept=NOT_KEPT)
 MODES: tuple[Mode, ...] = ("ask", "accept-edits", "plan", "full-access")
 
 CASES: list[tuple[Mode, Action, str]] = [
@@ -69,6 +74,8 @@ CASES: list[tuple[Mode, Action, str]] = [
     ("full-access", Command("rm -rf x"), "ask"),
     ("full-access", Command("$(echo rm) x"), "ask"),
     ("ask", Command("git status; rm -rf ~"), "ask"),
+    ("full-access", EMPTIED, "ask"),  # no checkpoint of this turn to restore it from
+    ("full-access", EMPTIED_NOT_KEPT, "ask"),  # a checkpoint, but it does not keep the file
     # Then the modes.
     ("ask", INSIDE, "ask"),
     ("accept-edits", INSIDE, "allow"),
@@ -76,6 +83,8 @@ CASES: list[tuple[Mode, Action, str]] = [
     ("ask", Command("pytest"), "ask"),
     ("accept-edits", Command("pytest"), "ask"),
     ("full-access", Command("pytest"), "allow"),
+    ("full-access", EMPTIED_KEPT, "allow"),  # the checkpoint keeps it: /undo brings it back
+    ("ask", EMPTIED_KEPT, "ask"),
     ("ask", Command("git status"), "allow"),  # read-only commands run in ask mode
     ("ask", Command("cat README.md | grep x"), "allow"),
     ("ask", MCP_WRITE, "ask"),
@@ -140,6 +149,19 @@ def test_protected_paths_ask_in_every_mode_even_when_edits_are_always_allowed(mo
         assert verdict == "deny"
     else:
         assert (verdict, reason) == ("ask", PROTECTED.protected)
+
+
+def test_emptying_a_file_the_checkpoint_does_not_keep_asks_saying_why() -> None:
+    verdict, reason = decide("full-access", EMPTIED_NOT_KEPT)
+    assert verdict == "ask" and reason is not None
+    assert reason.startswith("it empties build/cache.db") and reason.endswith(NOT_KEPT)
+    assert decide("full-access", EMPTIED)[1] == (
+        "it empties notes.md (writes nothing over it), with no checkpoint of this turn to "
+        "restore it from"
+    )
+    always = frozenset({":"})
+    assert decide("ask", EMPTIED_NOT_KEPT, allowed=always) == (verdict, reason)
+    assert decide("ask", EMPTIED_KEPT, allowed=always) == ("allow", None)
 
 
 def test_remembered_rejections_refuse_before_anything_asks() -> None:

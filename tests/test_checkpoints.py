@@ -503,3 +503,74 @@ def test_old_checkpoints_and_other_sessions_over_the_size_limit_are_pruned(
         assert [c.number for c in await tiny.listing()] == [1]  # its own checkpoint stays
 
     anyio.run(scenario)
+
+
+def test_a_turns_checkpoint_covers_the_files_it_keeps_as_they_are(
+    project: Path, tmp_path: Path
+) -> None:
+    (project / "new.txt").write_text("new since the last snapshot\n")
+    shadow = shadow_for(tmp_path / "heron", project, max_file_size=50_000)
+    checkpoints = Checkpoints(shadow, "s1")
+
+    async def scenario() -> dict[str, str | None]:
+        checkpoints.begin_turn("empty files")
+        assert (await checkpoints.covers(["src/app.py"])).why_not is not None  # none taken yet
+        assert await checkpoints.before_change() is not None
+        (project / "made.txt").write_text("written after the checkpoint\n")
+        (project / "run.sh").write_text("changed after the checkpoint\n")
+        asked: dict[str, list[str | None]] = {
+            "tracked": ["src/app.py", "./src/deep/er/x.txt", str(project / "crlf.txt")],
+            "new": ["new.txt"],
+            "through a link": ["link"],
+            "gone": ["no-such-file", "src/none.py"],
+            "ignored": ["src/app.py", "build/out.o"],
+            "ignored by pattern": ["debug.log"],
+            "too large": ["big.bin"],
+            "written after": ["made.txt"],
+            "changed after": ["run.sh"],
+            "unnamed": ["src/app.py", None],
+            "outside": ["../elsewhere.txt"],
+            "folder": ["src"],
+        }
+        return {why: (await checkpoints.covers(paths)).why_not for why, paths in asked.items()}
+
+    found = anyio.run(scenario)
+    assert {why for why, said in found.items() if said is None} == {
+        "tracked",
+        "new",
+        "through a link",
+        "gone",
+    }
+    assert found["ignored"] == (
+        "build/out.o is ignored (.gitignore), and checkpoints leave ignored files out"
+    )
+    assert (
+        found["ignored by pattern"] is not None
+        and "debug.log is ignored" in found["ignored by pattern"]
+    )
+    assert found["too large"] == "big.bin is over the checkpoints' size limit (50,000 bytes)"
+    assert found["written after"] == "made.txt was written after this turn's checkpoint was taken"
+    assert found["changed after"] == "run.sh was changed after this turn's checkpoint was taken"
+    assert found["unnamed"] == "the files it empties are only known when it runs"
+    assert found["outside"] == "../elsewhere.txt is outside the workspace"
+    assert found["folder"] is not None and "src is a folder" in found["folder"]
+
+
+def test_a_checkpoint_stopped_at_the_file_limit_does_not_cover_the_rest(
+    project: Path, tmp_path: Path
+) -> None:
+    checkpoints = Checkpoints(shadow_for(tmp_path / "heron", project, max_files=3), "s1")
+
+    async def scenario() -> tuple[str | None, str | None]:
+        checkpoints.begin_turn("empty files")
+        await checkpoints.before_change()
+        return (
+            (await checkpoints.covers([".gitignore"])).why_not,
+            (await checkpoints.covers(["run.sh"])).why_not,
+        )
+
+    kept, past = anyio.run(scenario)
+    assert kept is None
+    assert past == (
+        "run.sh is past the checkpoints' file limit (3 files): this turn's checkpoint is partial"
+    )

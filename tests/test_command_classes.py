@@ -607,3 +607,32 @@ def test_a_file_the_line_writes_and_feeds_on_stdin_is_judged_as_its_content(
     command: str, asks: bool
 ) -> None:
     assert (decide("full-access", Command(command))[0] == "ask") == asks, judge(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "files"),
+    [
+        (": > notes.md", ("notes.md",)),
+        ("echo > a.txt > b.txt", ("a.txt", "b.txt")),
+        ("truncate -s 0 notes.md a.txt", ("notes.md", "a.txt")),
+        ("truncate -r ref.txt notes.md", ("notes.md",)),
+        ("cp /dev/null src/app.py", ("src/app.py",)),
+        ("ln -sf /dev/null notes.md", ("notes.md",)),
+        ("dd if=/dev/zero of=notes.md bs=1 count=0", ("notes.md",)),
+        ("sed -i d notes.md", ("notes.md",)),
+        ("sed -i -e d notes.md a.txt", ("notes.md", "a.txt")),
+        ("git checkout HEAD -- notes.md", ("notes.md",)),
+        ("git checkout HEAD~1 src/app.py", ("src/app.py",)),
+        ("git restore --source HEAD~2 notes.md", ("notes.md",)),
+        ("sh -c ': > build/cache.db'", ("build/cache.db",)),
+        # Not named before it runs, or relative to another folder: no checkpoint vouches.
+        ('truncate -s 0 "$FILE"', (None,)),
+        ("xargs truncate -s 0", (None,)),
+        ("cd build && : > cache.db", ("cache.db", None)),
+        ("git -C sub checkout -- notes.md", ("notes.md", None)),
+    ],
+)
+def test_the_files_emptied_in_place_are_named_where_the_line_names_them(
+    command: str, files: tuple[str | None, ...]
+) -> None:
+    assert judge(command).emptied_files == files

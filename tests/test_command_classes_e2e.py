@@ -68,3 +68,30 @@ def test_a_file_emptied_in_place_runs_unasked_after_the_checkpoint_and_undo_rest
         editor.prompt(session_id, "/undo")
     assert len(questions(editor)) == 1  # the restore's own question
     assert (project / "notes.md").read_text() == NOTES
+
+
+def test_emptying_a_file_the_checkpoint_does_not_keep_asks_saying_why(
+    agent_env: dict[str, str], project: Path, tmp_path: Path, heron_home: Path
+) -> None:
+    (heron_home / "config.toml").write_text("[checkpoints]\nmax_file_size = 1000\n")
+    (project / ".gitignore").write_text("build/\n")
+    (project / "build").mkdir()
+    (project / "build" / "cache.db").write_text("cached\n")
+    (project / "big.log").write_text("line\n" * 400)  # 2,000 bytes: over the limit
+    emptying = [": > build/cache.db", "truncate -s 0 big.log", ": > notes.md"]
+    calls = [call("terminal", command=command) for command in emptying]
+    with FakeEditor(scripted(agent_env, tmp_path, *calls), terminal=False) as editor:
+        session_id = full_access(editor, project)
+        editor.answers.extend(["reject_once", "reject_once"])
+        editor.prompt(session_id, "empty the cache, the log and the notes")
+        ignored, big = questions(editor)
+        assert ignored["toolCall"]["title"] == "Run `: > build/cache.db`"
+        assert "build/cache.db is ignored (.gitignore)" in asked_because(ignored)
+        assert big["toolCall"]["title"] == "Run `truncate -s 0 big.log`"
+        assert "big.log is over the checkpoints' size limit (1,000 bytes)" in asked_because(big)
+        assert (project / "notes.md").read_text() == ""  # kept by the checkpoint: unasked
+        editor.prompt(session_id, "/undo")
+    assert len(questions(editor)) == 3  # the two above, and the restore's own
+    assert (project / "notes.md").read_text() == NOTES
+    assert (project / "build" / "cache.db").read_text() == "cached\n"
+    assert (project / "big.log").read_text() == "line\n" * 400

@@ -20,13 +20,14 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
 
+from agent_core.checkpoints.coverage import Coverage, coverage
 from agent_core.checkpoints.plan import RestorePlan, Turn, plan_restore
 from agent_core.checkpoints.shadow import REF_ROOT, ShadowRepository, Snapshot
 from agent_core.checkpoints.shadow_git import LIMIT_S, ShadowError
@@ -64,6 +65,7 @@ class _Turn:
     prompt: str
     number: int | None = None  # set once this turn's checkpoint is taken
     commit: str = ""  # its "before" commit
+    partial: bool = False  # its snapshot stopped at the file limit
     failed: bool = False  # tried and could not: do not try again this turn
 
 
@@ -128,8 +130,20 @@ class Checkpoints:
             except (ShadowError, OSError) as exc:
                 turn.failed = True
                 return Checkpoint(None, f"No checkpoint for this turn: {_why(exc)}")
-            turn.number = number
+            turn.number, turn.partial = number, snapshot.partial
             return Checkpoint(number, _partial(snapshot, self.shadow))
+
+    async def covers(self, paths: Sequence[str | None]) -> Coverage:
+        """Whether this turn's checkpoint keeps each of ``paths`` (relative to the workspace;
+        None: known only at run time) as it is now, so that ``/undo`` brings it back; if not,
+        why. A few git calls on the named paths, no walk (``coverage``)."""
+        turn = self._turn
+        if turn is None or turn.number is None:
+            return Coverage("there is no checkpoint of this turn to restore it from")
+        try:
+            return await self._in_thread(coverage, turn.commit, turn.partial, paths)
+        except (ShadowError, OSError) as exc:
+            return Coverage(f"this turn's checkpoint could not be checked: {_why(exc)}")
 
     async def end_turn(self, *, hurried: bool = False) -> str | None:
         """Record the workspace as the turn left it; a notice if that failed. ``hurried``: the

@@ -56,6 +56,7 @@ FORGET = (
 )
 MODIFIED = ("diff-files", "--name-status", "-z")  # tracked files: M changed, D removed, T type
 NEW = ("ls-files", "-z", "--others", "--exclude-standard")  # "dir/": a repository of its own
+IGNORED = ("check-ignore", "-z", "--stdin", "--no-index")  # by the ignore files alone
 EXACT = "* -text -eol -ident -filter -working-tree-encoding\n"  # bytes as they are on disk
 
 
@@ -189,6 +190,24 @@ class ShadowRepository:
                 mode, _, blob = meta.split(" ")
                 found[path] = Entry(mode, blob)
         return found
+
+    def tree_entries(self, tree: str, paths: Sequence[str]) -> dict[str, Entry]:
+        """The entries of ``paths`` (files) in a tree or commit: path -> mode and blob."""
+        listing = self._git.text("ls-tree", "-z", "--full-tree", tree, "--", *paths)
+        found: dict[str, Entry] = {}
+        for line in listing.split("\0"):
+            meta, _, path = line.partition("\t")
+            parts = meta.split(" ")
+            if path and len(parts) == 3 and parts[1] == "blob":
+                found[path] = Entry(parts[0], parts[2])
+        return found
+
+    def ignored(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` the workspace's ignore files leave out of snapshots."""
+        given = "\0".join(paths).encode("utf-8", "surrogateescape")
+        started = self._git.start(list(IGNORED), piped=True, literal=False)  # plain paths
+        out, _ = self._git.collect(started, given, succeeded=(0, 1))  # 1: none is ignored
+        return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
 
     def changed_paths(self, old: str, new: str) -> list[str]:
         """The paths that differ between two commits or trees."""

@@ -133,10 +133,13 @@ class ShadowGit:
             check(args, process.returncode or 0, err)
         return [out for out, _ in ended]
 
-    def start(self, args: list[str], *, bare: bool = False, piped: bool = False) -> Started:
+    def start(
+        self, args: list[str], *, bare: bool = False, piped: bool = False, literal: bool = True
+    ) -> Started:
         """Git running ``args`` on the shadow (``bare``: before the shadow exists), under the
-        work's watch (or a watch of its own)."""
-        command, environment = self._invocation(args, bare=bare)
+        work's watch (or a watch of its own). ``literal``: paths are pathspecs without magic
+        (off for commands that take plain paths and refuse any magic: ``check-ignore``)."""
+        command, environment = self._invocation(args, bare=bare, literal=literal)
         watch = self.current_watch()
         try:
             process = watch.start(
@@ -148,14 +151,18 @@ class ShadowGit:
             raise ShadowError(str(exc)) from exc
         return args, watch, process
 
-    def collect(self, started: Started, stdin: bytes | None = None) -> tuple[bytes, bytes]:
-        """What a started git printed on stdout and stderr, once it has ended."""
+    def collect(
+        self, started: Started, stdin: bytes | None = None, *, succeeded: Sequence[int] = (0,)
+    ) -> tuple[bytes, bytes]:
+        """What a started git printed on stdout and stderr, once it has ended with one of the
+        exit codes ``succeeded``."""
         args, watch, process = started
         try:
             out, err = watch.wait(process, stdin)
         except GitWaitError as exc:
             raise ShadowError(str(exc)) from exc
-        check(args, process.returncode or 0, err)
+        if (process.returncode or 0) not in succeeded:
+            check(args, process.returncode or 0, err)
         return out, err
 
     def _explain(self, limit_s: float) -> str | None:
@@ -180,7 +187,9 @@ class ShadowGit:
         with contextlib.suppress(OSError):
             (self.path / SUSPECTS).write_bytes("\0".join(known).encode("utf-8", "surrogateescape"))
 
-    def _invocation(self, args: list[str], *, bare: bool) -> tuple[list[str], dict[str, str]]:
+    def _invocation(
+        self, args: list[str], *, bare: bool, literal: bool = True
+    ) -> tuple[list[str], dict[str, str]]:
         """The git command line and environment for ``args`` on the shadow."""
         overrides = [*SHADOW_SETTINGS]
         exclude = self.workspace / ".git" / "info" / "exclude"
@@ -193,8 +202,9 @@ class ShadowGit:
             **self._environment,
             **ENVIRONMENT,
             **IDENTITY,
-            "GIT_LITERAL_PATHSPECS": "1",  # a file named '*' is that file
         }
+        if literal:
+            environment["GIT_LITERAL_PATHSPECS"] = "1"  # a file named '*' is that file
         if not bare:
             environment["GIT_DIR"] = str(self.path)
             environment["GIT_WORK_TREE"] = str(self.workspace)

@@ -4,9 +4,10 @@
 ``echo -n > f``).
 
 Unlike ``dangerous.py``'s operations these are undone by ``/undo`` when the turn's checkpoint
-was taken before the command ran: the policy lets them run unasked (in ``full-access``, or
-when remembered) only then, and asks otherwise. Writes outside the workspace ask anyway
-(``dangerous.write_danger``), and the sandbox keeps the rest out of reach.
+was taken before the command ran and keeps the files as they are (not ignored, not too big):
+the policy lets them run unasked (in ``full-access``, or when remembered) only then, and asks
+otherwise. ``emptied_files`` names the files a row empties, for that check. Writes outside the
+workspace ask anyway (``dangerous.write_danger``), and the sandbox keeps the rest out of reach.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 
 from agent_core.safety.argv import Argv, Condition, Rule, arg, flag, names, operand, sub, unless
 from agent_core.safety.emitted import EMPTY_SOURCES
+from agent_core.safety.shell import Word
 
 _SHRINKS = re.compile(r"^(0+(\.0*)?[KMGTPEZY]?(i?B)?|[-<%/].*)$", re.IGNORECASE)
 # A sed script that deletes every line: d (or D) with no address or one that matches all.
@@ -104,3 +106,57 @@ EMPTYING: tuple[Rule, ...] = (
         "discards local changes to files",
     ),
 )
+
+
+# Options whose value is the next word, per program: not a file it empties.
+_VALUED: dict[str, frozenset[str]] = {
+    "truncate": frozenset({"-s", "--size", "-r", "--reference"}),
+    "sed": frozenset({"-e", "--expression", "-f", "--file", "-l", "--line-length"}),
+    "restore": frozenset({"-s", "--source", "--conflict"}),
+    "checkout": frozenset({"--conflict"}),
+}
+
+
+def emptied_files(argv: Argv) -> tuple[str | None, ...]:
+    """The files a row of ``EMPTYING`` empties, as the command names them; None for one only
+    known at run time, or when the command does not name it (``xargs truncate -s 0``)."""
+    found: list[Word] = []
+    program = argv.program
+    if program in ("truncate", "sed"):
+        found = _plain(argv.args, _VALUED[program])
+        scripts = _option_values(argv, "-e", "--expression") + _option_values(argv, "-f", "--file")
+        if program == "sed" and not scripts:
+            found = found[1:]  # the first word is the script
+    elif program in ("cp", "install", "rsync", "ln"):
+        operands = argv.operands
+        named = len(operands) >= 2 and not argv.has_flag(("-t", "--target-directory"))
+        found = list(operands[-1:]) if named else []
+    elif program == "dd":
+        found = [w for w in argv.operands if (w.value or "").startswith("of=")]
+        found = [Word(w.source, (w.value or "").removeprefix("of=")) for w in found]
+    elif program == "git" and argv.operands:
+        verb, args = argv.operands[0].value or "", argv.args[1:]
+        ends = [i for i, w in enumerate(args) if w.value == "--"]
+        if ends:
+            found = list(args[ends[0] + 1 :])
+        else:
+            words = _plain(args, _VALUED.get(verb, frozenset()))
+            found = words if verb == "restore" else words[1:]  # checkout TREE paths
+    return tuple(w.value for w in found) or (None,)
+
+
+def _plain(args: tuple[Word, ...], valued: frozenset[str]) -> list[Word]:
+    """The words that are neither options nor their values; all of them after ``--``."""
+    plain: list[Word] = []
+    skip, ended = False, False
+    for word in args:
+        value = word.value
+        if skip:
+            skip = False
+        elif ended or value is None or value == "-" or not value.startswith("-"):
+            plain.append(word)
+        elif value == "--":
+            ended = True
+        else:
+            skip = value in valued
+    return plain

@@ -39,18 +39,26 @@ class Judgement:
     read_only: bool = True  # every part only reads
     prefixes: tuple[str, ...] = ()  # what "always allow" remembers: `git push`, `pytest`
     emptied: tuple[str, ...] = ()  # files emptied in place: /undo restores them from a checkpoint
+    # The files it empties, relative to where it starts; None: one it does not name before it
+    # runs (``truncate -s 0 "$F"``, ``cd x && : > f``): no checkpoint can vouch for it.
+    emptied_files: tuple[str | None, ...] = ()
 
     @property
     def concern(self) -> str | None:
         """Why it asks in every mode, or None."""
         return self.concern_given(checkpoint=False)
 
-    def concern_given(self, *, checkpoint: bool) -> str | None:
+    def concern_given(self, *, checkpoint: bool, not_kept: str | None = None) -> str | None:
         """Why it asks in every mode, or None; ``checkpoint``: the turn's checkpoint is taken
-        before it runs, so what it empties in place can be restored (``/undo``)."""
+        before it runs and keeps every file it empties in place, so ``/undo`` restores them;
+        ``not_kept``: why the checkpoint taken does not keep one (ignored, too large...)."""
         if self.dangers or self.unknowns:
             return (self.dangers or self.unknowns)[0]
         if self.emptied and not checkpoint:
+            if not_kept is not None:
+                return (
+                    f"{self.emptied[0]}, and this turn's checkpoint cannot restore it: {not_kept}"
+                )
             return f"{self.emptied[0]}, with no checkpoint of this turn to restore it from"
         return None
 
@@ -63,6 +71,8 @@ class Findings:
     prefixes: list[str] = field(default_factory=list[str])
     downloads: set[str] = field(default_factory=set[str])  # files this line downloads
     emptied: list[str] = field(default_factory=list[str])
+    emptied_files: list[str | None] = field(default_factory=list[str | None])
+    moved: bool = False  # it changes directory (cd, git -C): the files it names are elsewhere
     # Files this line writes -> what it writes into them (None: known only at run time).
     scripts: dict[str, str | None] = field(default_factory=dict[str, str | None])
 
@@ -73,6 +83,9 @@ class Findings:
             self.read_only,
             tuple(self.prefixes),
             tuple(self.emptied),
+            (*self.emptied_files, None)
+            if self.moved and self.emptied
+            else tuple(self.emptied_files),
         )
 
     def danger(self, reason: str) -> None:
@@ -85,10 +98,12 @@ class Findings:
         if reason not in self.unknowns:
             self.unknowns.append(reason)
 
-    def empties(self, reason: str) -> None:
+    def empties(self, reason: str, files: Sequence[str | None]) -> None:
+        """It empties ``files`` in place (None: a file it does not name before it runs)."""
         self.read_only = False
         if reason not in self.emptied:
             self.emptied.append(reason)
+        self.emptied_files += [f for f in files if f not in self.emptied_files]
 
     def line(self, source: str, depth: int) -> None:
         raise NotImplementedError
@@ -124,7 +139,7 @@ class Findings:
                 continue
             self.scripts[key] = content
             if content is not None and not content.strip():
-                self.empties(f"it empties {target.value} (writes nothing over it)")
+                self.empties(f"it empties {target.value} (writes nothing over it)", [target.value])
 
     def script_file(self, word: Word, language: str | None, depth: int) -> None:
         """A script file is run: judge it when this line downloaded or wrote it."""

@@ -31,7 +31,7 @@ from agent_core.safety.dangerous import (
     write_danger,
 )
 from agent_core.safety.emitted import emitted
-from agent_core.safety.emptying import EMPTYING
+from agent_core.safety.emptying import EMPTYING, emptied_files
 from agent_core.safety.findings import Judgement, path_key
 from agent_core.safety.grammar import GRAMMARS, readings
 from agent_core.safety.inline import SQL_CLIENTS, drops_data
@@ -61,6 +61,8 @@ _GIT_VALUED = GRAMMARS["git"].valued
 _GIT_FLAGS = GRAMMARS["git"].flags | {"--exec-path", "--version", "--help", "-h"}
 _EMPTYING_BY_PROGRAM = by_program(EMPTYING)
 DEFERRED = frozenset({"at", "batch"})  # they run shell code from stdin (or -f FILE) later
+_GIT_ELSEWHERE = frozenset({"-C", "--work-tree", "--git-dir"})  # paths relative to elsewhere
+MOVERS = frozenset({"cd", "pushd", "popd"})  # the line's later paths are relative to elsewhere
 _GIT_NOT_READ_ONLY = frozenset({"-c", "--config-env", "--exec-path", "-p", "--paginate"})
 _DOWNLOAD_FLAGS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
 
@@ -141,6 +143,7 @@ class _Judge(Launches):
         if not self.knowable(program) or program.value is None:
             return
         name = program_name(program.value)
+        self.moved = self.moved or name in MOVERS
         if name.startswith("git-") and name != "git-filter-repo":  # git-push is git push
             words = [Word("git", "git"), Word(name[4:], name[4:]), *words[1:]]
             name = "git"
@@ -254,7 +257,7 @@ class _Judge(Launches):
                     )
             for _, condition, reason in emptying:
                 if condition.could_match(normal):
-                    self.empties(f"{shown} {reason}")
+                    self.empties(f"{shown} {reason}", emptied_files(normal))
             if prints_environment(upstream) and sends_stdin(normal):
                 self.danger(f"{shown} sends the environment, which holds keys and tokens")
 
@@ -314,6 +317,7 @@ class _Judge(Launches):
             rest.pop(0)
             option, _, attached = value.partition("=")
             risky = risky or option in _GIT_NOT_READ_ONLY
+            self.moved = self.moved or option in _GIT_ELSEWHERE
             unknown = not attached and option not in _GIT_VALUED | _GIT_FLAGS
             setting = attached if attached else None
             if option in _GIT_VALUED and not attached and rest:

@@ -32,8 +32,10 @@ class Edit:
 @dataclass(frozen=True)
 class Command:
     command: str  # a shell command line, judged by its structure (judge.py)
-    checkpointed: bool = False  # the turn's checkpoint is taken before it runs: /undo restores
-    # what it empties in place, so that alone does not ask (see findings.Judgement.emptied)
+    checkpointed: bool = False  # the turn's checkpoint is taken before it runs and keeps every
+    # file it empties in place: /undo restores them, so that alone does not ask (see
+    # findings.Judgement.emptied and checkpoints.coverage)
+    not_kept: str | None = None  # why the turn's checkpoint does not keep one (the question says)
 
 
 @dataclass(frozen=True)
@@ -227,7 +229,7 @@ def situation_of(
                     rejection="the user rejected edits for the rest of this session",
                 )
             return Situation(mode, action, True, protected, outside)
-        case Command(command=command, checkpointed=checkpointed):
+        case Command(command=command, checkpointed=checkpointed, not_kept=not_kept):
             from agent_core.safety.judge import judge  # the grammar loads after session/new
 
             judgement = judge(command)
@@ -237,7 +239,7 @@ def situation_of(
                 mode,
                 action,
                 writes=not judgement.read_only,
-                concern=judgement.concern_given(checkpoint=checkpointed),
+                concern=judgement.concern_given(checkpoint=checkpointed, not_kept=not_kept),
                 runs_code=True,
                 sandboxed=sandboxed,
                 remembered="reject"

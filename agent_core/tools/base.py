@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agent_core.approvals import Permissions
+from agent_core.checkpoints.coverage import Coverage
 from agent_core.checkpoints.session import Checkpoint
 from agent_core.diagnostics.model import Diagnostics
 from agent_core.errors import ToolError
@@ -53,6 +54,8 @@ class Checkpointer(Protocol):
     """The session's checkpoints, as tools see them (``agent_core.checkpoints``)."""
 
     async def before_change(self) -> Checkpoint | None: ...
+
+    async def covers(self, paths: Sequence[str | None]) -> Coverage: ...
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,15 @@ async def before_change(context: ToolContext) -> bool:
     if taken.number is not None:
         await context.report(ToolCallUpdated(context.call_id, checkpoint=taken.number))
     return taken.number is not None
+
+
+async def not_restorable(context: ToolContext, files: Sequence[str | None]) -> str | None:
+    """Call after ``before_change`` took the turn's checkpoint, before a command empties
+    ``files`` in place (None: one it does not name): why the checkpoint does not keep one of
+    them as it is now (so ``/undo`` could not bring it back), or None when it keeps them all."""
+    if context.checkpoints is None:
+        return "checkpoints are off"
+    return (await context.checkpoints.covers(files)).why_not
 
 
 def require_inside(context: ToolContext, raw: str) -> Path:

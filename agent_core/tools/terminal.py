@@ -20,7 +20,7 @@ from agent_core.safety.judge import judge
 from agent_core.safety.policy import Command, Unconfined
 from agent_core.safety.sandbox.confinement import Launch
 from agent_core.terminal import CommandResult
-from agent_core.tools.base import ToolContext, before_change
+from agent_core.tools.base import ToolContext, before_change, not_restorable
 
 OUTPUT_LIMIT = 30_000
 SHELL = "/bin/sh"
@@ -62,12 +62,15 @@ class RunCommand:
         writable = context.permissions.mode != "plan"
         judgement = judge(command)
         # A command that empties files in place runs unasked only once the turn's checkpoint
-        # is taken, so /undo restores them: take it before the question, not after.
-        checkpointed = bool(judgement.emptied) and writable and await before_change(context)
-        if refusal := await context.permissions.check(Command(command, checkpointed), request):
+        # is taken and keeps those files, so /undo restores them: take it before the
+        # question, not after, and ask it about the files.
+        taken = bool(judgement.emptied) and writable and await before_change(context)
+        not_kept = await not_restorable(context, judgement.emptied_files) if taken else None
+        asked = Command(command, checkpointed=taken and not_kept is None, not_kept=not_kept)
+        if refusal := await context.permissions.check(asked, request):
             raise ToolError(refusal)
         shell = [SHELL, "-c", command]
-        if writable and not judgement.read_only and not checkpointed:
+        if writable and not judgement.read_only and not taken:
             await before_change(context)
         if arguments.background:
             launch = context.sandbox.launch(shell, writable=writable)  # released with the session
