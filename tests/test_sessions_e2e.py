@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
@@ -261,6 +263,28 @@ def test_close_during_a_prompt_ends_it_cancelled(
         )
         assert agent.wait_for(lambda m: m.get("id") == "p")["result"] == {"stopReason": "cancelled"}
         assert agent.wait_for(lambda m: m.get("id") == "tck-close")["result"] == {}
+
+
+@pytest.mark.parametrize("delay_ms", [0, 1, 2, 5])
+def test_close_sent_just_after_a_prompt_ends_it_cancelled_whatever_the_timing(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path, delay_ms: int
+) -> None:
+    """The prompt may still be loading its parts (a fresh process) or waiting for the session
+    to be ready when the close lands: it answers ``cancelled``, never "unknown session"."""
+    env = scripted(agent_env, tmp_path, [{"text": "working"}, {"sleep": 30}])
+    with RawAgent(env) as agent:
+        agent.initialize()
+        for round_ in range(3):  # the first in a fresh process, then with its parts loaded
+            session_id = agent.new_session(workspace)
+            agent.start_prompt(session_id, "go", request_id=f"p{round_}")
+            time.sleep(delay_ms / 1000)
+            close = {"sessionId": session_id}
+            agent.send(
+                {"jsonrpc": "2.0", "id": f"c{round_}", "method": "session/close", "params": close}
+            )
+            answer = agent.wait_for(lambda m, r=round_: m.get("id") == f"p{r}", timeout=15)
+            assert answer.get("result") == {"stopReason": "cancelled"}, answer
+            assert agent.wait_for(lambda m, r=round_: m.get("id") == f"c{r}")["result"] == {}
 
 
 def test_a_killed_agent_loses_at_most_the_reply_it_was_writing(

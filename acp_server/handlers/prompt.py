@@ -35,13 +35,15 @@ TITLE_CHARS = 60
 
 
 async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
-    ticket = _cancellations(state, raw)  # before any await: a cancel sent after this prompt counts
+    opened, ticket = _ticket(state, raw)  # before any await: a cancel or close sent after counts
     # What validates the request (pydantic) and runs the turn loads in a worker thread, the
     # first time: an import here would stop the event loop, and a cancel with it.
     await state.run_once("wire models", state.warm_up)
     from acp_server.handlers import wire
 
     request = wire.prompt_request(raw)
+    if opened is not None and state.sessions.get(request.session_id) is not opened:
+        return {"stopReason": "cancelled"}  # closed while this prompt loaded its parts
     session = state.session(request.session_id)
     blocks = [wire.dump(block) for block in request.prompt]
     roots = (session.setup.cwd, *session.setup.additional_directories)
@@ -56,8 +58,10 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
     except UnsupportedContent as exc:
         raise RpcError.invalid_params(str(exc)) from None
     async with session.turn_lock:
+        if session.cancellations != ticket:  # cancelled or closed while queued: no stale work
+            return {"stopReason": "cancelled"}
         await _wait_until_ready(state, session)
-        if session.cancellations != ticket:  # cancelled while queued: do not run stale work
+        if session.cancellations != ticket:  # cancelled while it got ready
             return {"stopReason": "cancelled"}
         follow_credentials(state, session)  # a login or logout since the last prompt
         session.parts.transcript.user_prompt(blocks)
@@ -175,10 +179,11 @@ async def _record_turn_end(session: Session, *, hurried: bool) -> tuple[str | No
     return "The end of this turn's checkpoint was not recorded: the turn was cancelled.", False
 
 
-def _cancellations(state: ServerState, raw: Any) -> int:
-    """The cancels the prompt's session has had so far (0 for a session not open)."""
+def _ticket(state: ServerState, raw: Any) -> tuple[Session | None, int]:
+    """The prompt's session as it arrived (None: not open) and the cancels it had so far: a
+    cancel, or a ``session/close``, that comes later ends this prompt with ``cancelled``."""
     session = state.sessions.get(str((as_object(raw) or {}).get("sessionId")))
-    return session.cancellations if session is not None else 0
+    return session, session.cancellations if session is not None else 0
 
 
 async def _wait_until_ready(state: ServerState, session: Session) -> None:
