@@ -16,7 +16,7 @@ from typing import Any
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
-from tests.support.processes import sleepers, wait_dead
+from tests.support.processes import sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import END_TO_END_SANDBOX
 from tests.test_checkpoints_e2e import model_env
 from tests.test_commands import text_of
@@ -163,11 +163,12 @@ def test_a_hanging_git_is_cancelled_within_a_second_and_leaves_no_process(
 ) -> None:
     (workspace / "a.py").write_text("a = 1\n")
     folder, pids, hang = tmp_path / "bin", tmp_path / "pids", tmp_path / "hang"
+    marker = sleep_marker(3135)
     folder.mkdir()
     real = shutil.which("git")
     (folder / "git").write_text(  # while `hang` exists, the shadow's calls hang, with a child
         f'#!/bin/sh\nif [ -n "$GIT_DIR" ] && [ -e "{hang}" ]; then\n'
-        f'  sleep 3135 & echo $$ $! >> "{pids}"; wait\nfi\nexec "{real}" "$@"\n'
+        f'  sleep {marker} & echo $$ $! >> "{pids}"; wait\nfi\nexec "{real}" "$@"\n'
     )
     (folder / "git").chmod(0o755)
 
@@ -179,7 +180,7 @@ def test_a_hanging_git_is_cancelled_within_a_second_and_leaves_no_process(
         assert stop == "cancelled" and took < CANCEL_WITHIN_S, took
         hung = [int(p) for p in pids.read_text().split()]
         assert hung and wait_dead(hung, timeout=1.0) == []
-        assert sleepers("3135") == []
+        assert sleepers(marker) == []
         pids.unlink()
         editor.drain(quiet=0.2)
 

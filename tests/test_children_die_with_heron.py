@@ -17,7 +17,7 @@ import pytest
 
 from agent_core.safety.sandbox.tether import tethered
 from tests.support.editor import FakeEditor
-from tests.support.processes import alive, sleepers, wait_dead
+from tests.support.processes import alive, sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import require_bubblewrap
 from tests.test_editor_tools import call, scripted
 from tests.test_mcp_e2e import open_session, stdio
@@ -45,8 +45,7 @@ time.sleep(300)
 
 
 def marker() -> str:
-    """A `sleep` argument no other test uses, to find the processes by their command line."""
-    return f"{300 + time.monotonic_ns() % 10**6 / 10**6:.6f}"
+    return sleep_marker(300)
 
 
 def wait_for_sleepers(mark: str, count: int, timeout: float = 20) -> list[int]:

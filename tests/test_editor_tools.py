@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.editor import FakeEditor
+from tests.support.processes import sleep_marker, sleepers
 
 
 def call(name: str, **arguments: Any) -> list[dict[str, Any]]:
@@ -308,7 +309,7 @@ def test_without_editor_capabilities_nothing_is_asked_of_the_editor(
 def test_cancel_during_a_command_kills_its_process_group(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
-    marker = "31.4159"
+    marker = sleep_marker(31)
     env = scripted(
         agent_env,
         tmp_path,
@@ -325,28 +326,16 @@ def test_cancel_during_a_command_kills_its_process_group(
             lambda m: m.get("params", {}).get("update", {}).get("status") == "in_progress"
         )
         time.sleep(0.3)
-        assert _sleepers(marker), "the command should be running"
+        assert sleepers(marker), "the command should be running"
         started = time.monotonic()
         editor.notify("session/cancel", {"sessionId": session_id})
         response = editor.wait_for(lambda m: m.get("id") == "p")
         assert response["result"] == {"stopReason": "cancelled"}
         assert time.monotonic() - started < 3
     deadline = time.monotonic() + 5
-    while _sleepers(marker) and time.monotonic() < deadline:
+    while sleepers(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _sleepers(marker) == []
-
-
-def _sleepers(marker: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
-    return [pid for pid in out.stdout.split() if int(pid) != os.getpid()]
-
-
-@pytest.fixture(autouse=True)
-def _no_leftover_sleepers() -> Any:
-    yield
-    for marker in ("31.4159", "27.1828", "26.5358"):
-        subprocess.run(["pkill", "-f", f"sleep {marker}"], capture_output=True)
+    assert sleepers(marker) == []
 
 
 def test_local_commands_do_not_see_secrets(
@@ -368,7 +357,7 @@ def test_local_commands_do_not_see_secrets(
 def test_background_processes_can_be_polled_and_killed(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
-    marker = "27.1828"
+    marker = sleep_marker(27)
     env = scripted(
         agent_env,
         tmp_path,
@@ -385,13 +374,13 @@ def test_background_processes_can_be_polled_and_killed(
     assert "bg-1" in outputs[0]
     assert outputs[1].startswith("still running") and "started" in outputs[1]
     assert outputs[2].startswith("killed by SIG")
-    assert _sleepers(marker) == []
+    assert sleepers(marker) == []
 
 
 def test_background_processes_die_with_the_agent(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
-    marker = "26.5358"
+    marker = sleep_marker(26)
     env = scripted(
         agent_env, tmp_path, call("terminal", command=f"sleep {marker}", background=True)
     )
@@ -400,7 +389,7 @@ def test_background_processes_die_with_the_agent(
         session_id = editor.new_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
         editor.prompt(session_id, "start it")
-        assert _sleepers(marker)
+        assert sleepers(marker)
         assert editor.close() == 0
     assert _gone(marker, within=3.0) == []  # killed as Heron exits; reaped a moment later
 
@@ -409,7 +398,7 @@ def _gone(marker: str, within: float) -> list[str]:
     """The processes still running ``sleep <marker>`` after waiting up to ``within`` seconds
     for them to end (a loaded machine may take a moment to reap a killed group)."""
     deadline = time.monotonic() + within
-    while (left := _sleepers(marker)) and time.monotonic() < deadline:
+    while (left := sleepers(marker)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
 

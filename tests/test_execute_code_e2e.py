@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
-from tests.support.processes import sleepers, wait_dead
+from tests.support.processes import sleep_marker, sleepers, wait_dead
 
 RENAME = """
 import heron_tools as h
@@ -185,10 +185,10 @@ def test_cancel_mid_script_ends_the_turn_and_the_script(
     env: dict[str, str], workspace: Path, fake: FakeLLM, tmp_path: Path
 ) -> None:
     env["HERON_MODE"] = "full-access"
-    ready = workspace / "ready"
+    ready, marker = workspace / "ready", sleep_marker(41)
     code = (
         "import pathlib, subprocess\npathlib.Path('ready').write_text('yes')\n"
-        "subprocess.run(['sleep', '41.4213'])\n"
+        f"subprocess.run(['sleep', '{marker}'])\n"
     )
     fake.enqueue(Reply((ToolCall("execute_code", {"code": code}),)))
     with FakeEditor(env) as editor:
@@ -196,10 +196,10 @@ def test_cancel_mid_script_ends_the_turn_and_the_script(
         session_id = editor.new_session(workspace)
         editor.start_prompt(session_id, "wait", request_id="p")
         deadline = time.monotonic() + 20
-        while not (ready.exists() and sleepers("41.4213")):
+        while not (ready.exists() and sleepers(marker)):
             assert time.monotonic() < deadline, editor.stderr[-2000:]
             time.sleep(0.05)
-        pids = sleepers("41.4213")
+        pids = sleepers(marker)
         editor.notify("session/cancel", {"sessionId": session_id})
         answer = editor.wait_for(lambda m: m.get("id") == "p")
         assert answer["result"]["stopReason"] == "cancelled"
@@ -233,7 +233,8 @@ def test_a_script_that_leaves_a_child_behind_still_ends(
     env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
     env["HERON_MODE"] = "full-access"
-    code = "import subprocess\nsubprocess.Popen(['sleep', '30.2718'])\nprint('child started')\n"
+    marker = sleep_marker(30)
+    code = f"import subprocess\nsubprocess.Popen(['sleep', '{marker}'])\nprint('child started')\n"
     started = time.monotonic()
     editor, _, _ = run_script(env, workspace, fake, code)
     with editor:
@@ -243,6 +244,6 @@ def test_a_script_that_leaves_a_child_behind_still_ends(
         )  # not the child's 30 s
         assert "child started" in output
         deadline = time.monotonic() + 2
-        while sleepers("30.2718") and time.monotonic() < deadline:
+        while sleepers(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert sleepers("30.2718") == []  # stopped with the script's sandbox
+        assert sleepers(marker) == []  # stopped with the script's sandbox

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.editor import FakeEditor
-from tests.support.processes import sleepers, wait_dead
+from tests.support.processes import sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import END_TO_END_SANDBOX
 from tests.test_editor_tools import call, final, scripted, tool_updates
 
@@ -115,7 +115,7 @@ def test_credentials_and_herons_own_environment_are_out_of_reach(
 def test_a_command_started_by_a_command_dies_when_heron_is_killed(
     env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
-    marker = "53.5897"
+    marker = sleep_marker(53)
     command = f"sleep {marker} & sleep {marker}"
     scripted_env = scripted(env, tmp_path, call("terminal", command=command, background=True))
     with FakeEditor(scripted_env, terminal=False) as editor:

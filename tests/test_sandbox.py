@@ -180,7 +180,10 @@ def test_root_cannot_remount_its_way_out(sandbox: Confinement, workspace: Path) 
 def test_a_command_started_by_a_command_dies_with_its_parent(
     sandbox: Confinement, workspace: Path
 ) -> None:
-    launch = sandbox.launch(["/bin/sh", "-c", "sleep 47.1 & sleep 47.1"], writable=True)
+    from tests.support.processes import sleep_marker, sleepers, wait_dead
+
+    marker = sleep_marker(47)
+    launch = sandbox.launch(["/bin/sh", "-c", f"sleep {marker} & sleep {marker}"], writable=True)
     parent = subprocess.Popen(  # stands in for Heron: it dies without cleaning up
         [
             sys.executable,
@@ -191,10 +194,8 @@ def test_a_command_started_by_a_command_dies_with_its_parent(
         stdin=subprocess.PIPE,
         cwd=workspace,
     )
-    from tests.support.processes import sleepers, wait_dead
-
-    _wait(lambda: len(sleepers("47.1")) >= 2)
-    pids = sleepers("47.1")
+    _wait(lambda: len(sleepers(marker)) >= 2)
+    pids = sleepers(marker)
     parent.kill()
     parent.wait()
     assert parent.stdin is not None

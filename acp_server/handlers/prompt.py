@@ -60,6 +60,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
     async with session.turn_lock:
         if session.cancellations != ticket:  # cancelled or closed while queued: no stale work
             return {"stopReason": "cancelled"}
+        session.ticket = ticket  # what each step watched for a cancel compares with
         await _wait_until_ready(state, session)
         if session.cancellations != ticket:  # cancelled while it got ready
             return {"stopReason": "cancelled"}
@@ -111,7 +112,7 @@ async def _prompt_or_command(
         prompt: str | None = None
         try:
             with anyio.CancelScope() as scope:  # a command waits on git too: /undo, /restore
-                session.turn_scope = scope
+                session.watch(scope)
                 prompt = await run_command(state, session, text)
         finally:
             session.turn_scope = None
@@ -136,7 +137,7 @@ async def _run_turn(
     scope, cancels, recorded = anyio.CancelScope(), session.cancellations, True
     try:
         with scope:
-            session.turn_scope = scope
+            session.watch(scope)
             turn = session.agent.compact(force=True) if compact else session.agent.run_turn(parts)
             async with aclosing(turn) as events:
                 async for event in events:
@@ -193,7 +194,7 @@ async def _wait_until_ready(state: ServerState, session: Session) -> None:
     if state.background is not None:  # a prompt that beat the reply's follow-up starts them
         session.parts.mcp.start(state.background)
     with anyio.CancelScope() as waiting:
-        session.turn_scope = waiting
+        session.watch(waiting)
         await session.parts.mcp.ready()
         await session.ready()
     session.turn_scope = None

@@ -118,6 +118,7 @@ class Session:
     _building: anyio.Lock = field(default_factory=anyio.Lock)  # one agent, however many ask
     turn_scope: anyio.CancelScope | None = None
     cancellations: int = 0  # prompts queued before the latest cancel do not run
+    ticket: int = 0  # the cancels counted when the running prompt arrived
     titled: bool = False  # set after the first exchange (or when loaded with a title)
     instructions: dict[Path, tuple[int, int]] | None = None  # context files as the prompt saw them
 
@@ -176,6 +177,13 @@ class Session:
         self.cancellations += 1
         if self.turn_scope is not None:
             self.turn_scope.cancel()
+
+    def watch(self, scope: anyio.CancelScope) -> None:
+        """``scope`` is what ``cancel`` stops now. A cancel that came since the running prompt
+        arrived, between two watched steps, stops it at once: no cancel is lost in a gap."""
+        self.turn_scope = scope
+        if self.cancellations != self.ticket:
+            scope.cancel()
 
 
 @dataclass

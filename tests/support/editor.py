@@ -38,6 +38,7 @@ class FakeEditor(RawAgent):
         self.diagnose: Callable[[Path], list[dict[str, Any]]] | None = None
         self.diagnosed: set[str] = set()
         self._outputs: dict[str, bytearray] = {}
+        self._pumps: dict[str, threading.Thread] = {}  # each terminal's output reader
         self._lock = threading.Lock()
 
     def initialize(self, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -106,15 +107,21 @@ class FakeEditor(RawAgent):
             )
             self.terminals[terminal_id] = process
             self._outputs[terminal_id] = bytearray()
-            threading.Thread(target=self._pump, args=(terminal_id, process), daemon=True).start()
+            pump = threading.Thread(target=self._pump, args=(terminal_id, process), daemon=True)
+            self._pumps[terminal_id] = pump
+            pump.start()
             self._reply(message, {"terminalId": terminal_id})
             return
         terminal_id = params["terminalId"]
         process = self.terminals[terminal_id]
         if action == "wait_for_exit":  # answered when it exits, while other requests go on
-            threading.Thread(
-                target=lambda: self._reply(message, self._exit(process, wait=True)), daemon=True
-            ).start()
+
+            def exited() -> None:
+                status = self._exit(process, wait=True)
+                self._pumps[terminal_id].join(5)  # all it printed is output, as in an editor
+                self._reply(message, status)
+
+            threading.Thread(target=exited, daemon=True).start()
         elif action == "kill":
             process.kill()
             self._reply(message, {})
@@ -124,6 +131,8 @@ class FakeEditor(RawAgent):
                 "truncated": False,
             }
             if process.poll() is not None:
+                self._pumps[terminal_id].join(5)
+                output["output"] = self._outputs[terminal_id].decode(errors="replace")
                 output["exitStatus"] = self._exit(process, wait=False)
             self._reply(message, output)
         elif action == "release":

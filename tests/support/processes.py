@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import time
@@ -14,6 +15,15 @@ def alive(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):  # gone, or going while we read
         return False
     return state not in ("Z", "X")
+
+
+_MARKS = itertools.count()
+
+
+def sleep_marker(seconds: int) -> str:
+    """A ``sleep`` argument of about ``seconds`` that no other test, in this process or in
+    another worker of a parallel run, uses: the processes are found by their command line."""
+    return f"{seconds}.{os.getpid():07d}{next(_MARKS):03d}"
 
 
 def sleepers(marker: str) -> list[int]:
