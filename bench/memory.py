@@ -21,6 +21,7 @@ def measure(env: dict[str, str]) -> list[Figure]:
         home.mkdir()
         workspace.mkdir()
         run_env = {**env, **fake.environment(MODEL), "HERON_HOME": str(home)}
+        run_env["HERON_MODE"] = "full-access"  # memory writes ask in the other modes
         for n in range(WRITES):
             entry = {"file": "notes", "action": "add", "text": f"Fact number {n} about the work."}
             fake.enqueue(Reply((ToolCall("memory", entry),)), Reply((Text("noted"),)))
