@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
 from acp_server.bridge.diagnostics import from_editor_diagnostics
@@ -117,3 +118,39 @@ async def test_sessions_of_a_workspace_share_a_server_that_stops_with_the_last(
     assert (await sessions[1].workspace()).keys() == {tmp_path / "a.py"}
     await sessions[1].close()
     assert pool.running() == 0
+
+
+@pytest.mark.anyio
+async def test_a_file_read_for_its_diagnostics_is_read_safely(tmp_path: Path) -> None:
+    """The diagnostics tool names a file the model chose: a FIFO is not waited on, and a link
+    out of the workspace is not read (its text would go to the server); the server is not
+    blamed for either."""
+    import os
+
+    workspace, outside = tmp_path / "workspace", tmp_path / "secret.py"
+    workspace.mkdir()
+    outside.write_text("KEY = 'sk-outside'\n")
+    (workspace / "link.py").symlink_to(outside)
+    os.mkfifo(workspace / "pipe.py")
+    told: list[str] = []
+
+    async def notify(title: str, description: str) -> None:
+        told.append(title)
+
+    spec = LanguageServerSpec("ruff", tuple(RUFF), frozenset({".py"}))
+    launched: list[str] = []
+
+    def launch(spec: LanguageServerSpec) -> ServerLaunch:
+        launched.append(spec.name)
+        return ServerLaunch(list(spec.command), lambda: None)
+
+    session = LanguageServerDiagnostics(
+        ServerPool(), "s", workspace, (spec,), launch, (5.0, 20.0), notify, lambda _: None
+    )
+    with anyio.fail_after(10):
+        piped = await session.findings(workspace / "pipe.py", None)
+        linked = await session.findings(workspace / "link.py", None)
+    assert piped.unavailable is not None and "named pipe" in piped.unavailable
+    assert linked.unavailable is not None and "outside the workspace" in linked.unavailable
+    assert launched == [] and told == []  # nothing was sent to a server, nothing blamed on it
+    await session.close()

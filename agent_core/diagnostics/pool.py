@@ -23,12 +23,14 @@ import anyio
 
 from agent_core.diagnostics.model import Diagnostic, Findings
 from agent_core.diagnostics.servers import LanguageServerSpec, Which, available, server_for
+from agent_core.safety.safe_open import UnsafeFile, read_safely, why_unreadable
 
 if TYPE_CHECKING:
     from agent_core.diagnostics.launching import ServerLaunch
     from agent_core.diagnostics.lsp import LanguageServer
 
 RETRY_AFTER_S = 300.0
+MAX_CHECKED_BYTES = 16 * 1024 * 1024  # a file read from disk for its diagnostics
 LOCK_GRACE_S = 1.5  # past a start's own limit: its failure (killed, recorded) comes first
 # A server as it is run (blocking, called in a worker thread); raises launching.Refused.
 Launcher = Callable[[LanguageServerSpec], "ServerLaunch"]
@@ -130,8 +132,11 @@ class LanguageServerDiagnostics:
         spec = server_for(path, self._servers)
         if spec is None:  # nothing to say about this kind of file
             return Findings()
+        try:  # a file that cannot be read is this file's problem, not the server's
+            known = text if text is not None else await self._read(path)
+        except (UnsafeFile, OSError) as exc:
+            return Findings(source=spec.name, unavailable=f"{path.name}: {why_unreadable(exc)}")
         try:
-            known = text if text is not None else await anyio.Path(path).read_text(errors="replace")
             found = await self._ask(spec, path, known)
         except (Unavailable, OSError) as exc:
             if spec.name not in self._told:
@@ -140,6 +145,14 @@ class LanguageServerDiagnostics:
             return Findings(source=spec.name, unavailable=str(exc))
         self._latest[path] = Findings(found, spec.name)
         return self._latest[path]
+
+    async def _read(self, path: Path) -> str:
+        """The file as it is on disk, read as Heron reads what the workspace supplies: never a
+        FIFO, never through a link out of the workspace (its text would go to the server)."""
+        read = await read_safely(path, [self._root], MAX_CHECKED_BYTES)
+        if read.truncated:
+            raise UnsafeFile(f"it is over {MAX_CHECKED_BYTES:,} bytes")
+        return read.text()
 
     async def workspace(self) -> dict[Path, Findings]:
         """The latest diagnostics of each file this session had checked."""
