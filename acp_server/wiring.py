@@ -82,9 +82,9 @@ class _SessionWiring:
         from agent_core.approvals import Permissions
         from agent_core.checkpoints.session import session_checkpoints
         from agent_core.config import scrubbed_environment
-        from agent_core.diagnostics.launching import ServerLauncher
+        from agent_core.diagnostics.launching import launcher_for
         from agent_core.diagnostics.pool import LanguageServerDiagnostics
-        from agent_core.diagnostics.servers import finder, safe_search_path
+        from agent_core.diagnostics.servers import finder
         from agent_core.mcp.connection import Timeouts
         from agent_core.mcp.pool import McpServers
         from agent_core.mcp.servers import merge
@@ -167,16 +167,12 @@ class _SessionWiring:
             setup.session_id,
             setup.cwd,
             settings.diagnostics.servers,
-            ServerLauncher(
+            launcher_for(
+                settings,
                 roots,
-                sandbox=settings.sandbox,
-                unconfined=settings.diagnostics.unconfined,
-                networked=settings.diagnostics.networked,
-                search_path=safe_search_path(search_path, roots),
-                home=Path.home(),
-                heron_home=settings.home,
-                scrubbed=tuple(environment.removed),
-                log_file=settings.log_dir / "language-servers.log",
+                search_path,
+                tuple(environment.removed),
+                settings.log_dir / "language-servers.log",
             ),
             (settings.diagnostics.wait, settings.diagnostics.first_wait),
             self.warn,

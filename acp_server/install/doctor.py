@@ -166,25 +166,14 @@ def _language_servers(settings: Settings, say: Any) -> None:
 def _launcher(settings: Settings, search_path: str) -> Any:
     """How a session would launch servers, for a scratch workspace's roots."""
     from agent_core.config import scrubbed_environment
-    from agent_core.diagnostics.launching import ServerLauncher
-    from agent_core.diagnostics.servers import safe_search_path
+    from agent_core.diagnostics.launching import ServerLauncher, launcher_for
 
     log_dir = settings.log_dir
     log_file = log_dir / "language-servers.log" if log_dir.is_dir() else Path(os.devnull)
     removed = tuple(scrubbed_environment(settings.keep_environment).removed)
 
     def launcher(roots: tuple[Path, ...]) -> ServerLauncher:
-        return ServerLauncher(
-            roots,
-            sandbox=settings.sandbox,
-            unconfined=settings.diagnostics.unconfined,
-            networked=settings.diagnostics.networked,
-            search_path=safe_search_path(search_path, roots),
-            home=Path.home(),
-            heron_home=settings.home,
-            scrubbed=removed,
-            log_file=log_file,
-        )
+        return launcher_for(settings, roots, search_path, removed, log_file)
 
     return launcher
 

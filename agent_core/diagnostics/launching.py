@@ -23,10 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from agent_core.diagnostics.servers import LanguageServerSpec
+from agent_core.diagnostics.servers import LanguageServerSpec, safe_search_path
 from agent_core.safety.sandbox.settings import SandboxSettings
+
+if TYPE_CHECKING:
+    from agent_core.config import Settings
 
 ENV = "/usr/bin/env"
 # A confined server's caches (gopls's, Go's build cache, TypeScript's typings...) go to a folder
@@ -40,6 +43,28 @@ class ServerLaunch(NamedTuple):
     done: Callable[[], None]  # the process is gone: tidy up after it
     confined: bool = False  # in the sandbox (else by the user's choice)
     remedy: str = ""  # added to the notice when it fails to start
+
+
+def launcher_for(
+    settings: Settings,
+    roots: tuple[Path, ...],
+    search_path: str,
+    scrubbed: Sequence[str],
+    log_file: Path,
+) -> ServerLauncher:
+    """How a session starts its language servers, as the settings say: the one way, for the
+    sessions and for ``heron doctor``'s start check. ``search_path``: the ``PATH`` Heron has."""
+    return ServerLauncher(
+        roots,
+        sandbox=settings.sandbox,
+        unconfined=settings.diagnostics.unconfined,
+        networked=settings.diagnostics.networked,
+        search_path=safe_search_path(search_path, roots),
+        home=Path.home(),
+        heron_home=settings.home,
+        scrubbed=scrubbed,
+        log_file=log_file,
+    )
 
 
 class Refused(Exception):
@@ -104,8 +129,7 @@ class ServerLauncher:
                 f"there is no sandbox to run it in ({why}). To run it unconfined anyway, set "
                 f"{label} confined = false in {self._config}"
             )
-        found = Path(program)  # visible even under the private /tmp, and where it links to
-        needs = list(dict.fromkeys((found.parent, found.resolve().parent)))
+        needs = _needed(spec.command)
         launch = sandbox.launch([*PRIVATE_CACHE, *argv], writable=False, needs=needs)
 
         def done() -> None:
@@ -124,3 +148,14 @@ class ServerLauncher:
         never reads it, so a server that writes much there would block. The redirection is made
         outside the sandbox, which hides Heron's home and its logs."""
         return ["/bin/sh", "-c", 'exec "$@" 2>>"$0"', str(self._log_file), *argv]
+
+
+def _needed(command: Sequence[str]) -> list[Path]:
+    """The folders a server's command line names, seen read-only even under the private /tmp:
+    its program's (and where that links to), and those of files named in its arguments (a
+    configured ``["node", "/opt/lsp/server.js"]``)."""
+    program = Path(command[0])
+    files = [Path(a) for a in command[1:] if a.startswith("/") and Path(a).is_file()]
+    folders = [program.parent, program.resolve().parent]
+    folders += [f for file in files for f in (file.parent, file.resolve().parent)]
+    return list(dict.fromkeys(folders))
