@@ -402,3 +402,21 @@ def test_what_a_killed_heron_left_behind_is_swept(workspace: Path, tmp_path: Pat
     (state / module.PLACEHOLDERS).write_text(f"{stand_in}\n{kept}\n")
     module.sweep_leftovers.__wrapped__()
     assert not state.exists() and not stand_in.exists() and (kept / "workspace.xml").exists()
+
+
+def test_herons_own_programs_are_never_found_in_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git, bubblewrap and rg run outside the sandbox (or are it): a relative or empty PATH
+    entry must not find one a repository planted where Heron was started."""
+    from agent_core.safety.paths import installed
+
+    planted = tmp_path / "git"
+    planted.write_text("#!/bin/sh\ntouch pwned\n")
+    planted.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    real = installed("git")
+    monkeypatch.setenv("PATH", f":.:bin:{os.environ['PATH']}")
+    assert installed("git") == real and real is not None and Path(real).parent != tmp_path
+    monkeypatch.setenv("PATH", ".")
+    assert installed("git") is None

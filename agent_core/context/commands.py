@@ -141,11 +141,9 @@ def _template(file: Path, root: Path | None) -> SlashCommand | LeftOut | None:
     """The command in ``file`` (inside ``root``; None: the user's own), why it is left out, or
     None when it is empty."""
     try:
-        read = read_from(file, root, MAX_TEMPLATE_BYTES)
+        read = read_from(file, root, MAX_TEMPLATE_BYTES, whole=True)
     except (OSError, UnsafeFile) as exc:
         return LeftOut(file, why_unreadable(exc))
-    if read.truncated:
-        return LeftOut(file, f"it is over {MAX_TEMPLATE_BYTES:,} bytes")
     try:
         lines = read.data.decode("utf-8").splitlines()
     except UnicodeDecodeError:

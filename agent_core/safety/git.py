@@ -22,7 +22,6 @@ import math
 import os
 import select
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import IO
 
 from agent_core.errors import HeronError
+from agent_core.safety.paths import installed
 
 TIMEOUT_S = 2.0
 # Options that would run a program, each set to something that runs none.
@@ -274,7 +274,7 @@ def _close_stream(stream: IO[bytes] | None) -> None:
 
 def git_command(args: Sequence[str], overrides: Sequence[str] = ()) -> list[str] | None:
     """The argv of a hardened git call, or None when git is not installed."""
-    git = shutil.which("git")
+    git = installed("git")
     if git is None:
         return None
     options = [part for setting in (*HARDENING, *overrides) for part in ("-c", setting)]

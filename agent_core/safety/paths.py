@@ -219,3 +219,13 @@ def is_system_path(value: str) -> bool:
         return False
     normal = "/" + "/".join(p for p in value.split("/") if p and p != ".")
     return any(normal == d or normal.startswith(d + "/") for d in SYSTEM_DIRS)
+
+
+def installed(program: str) -> str | None:
+    """``program``'s full path, found only in the absolute folders of this process's ``PATH``:
+    an empty or relative entry (``PATH=...:``, ``node_modules/.bin``) would find it in the
+    current folder, which may be a repository that planted one (Heron's git, bubblewrap)."""
+    import shutil
+
+    folders = [folder for folder in os.get_exec_path() if Path(folder).is_absolute()]
+    return shutil.which(program, path=os.pathsep.join(folders))

@@ -122,12 +122,19 @@ def open_regular(path: Path) -> BinaryIO:
 
 
 def read_from(
-    path: Path, root: Path | None, cap: int = DEFAULT_CAP, *, where: str = WORKSPACE
+    path: Path,
+    root: Path | None,
+    cap: int = DEFAULT_CAP,
+    *,
+    where: str = WORKSPACE,
+    whole: bool = False,
 ) -> Read:
-    """``read_inside`` one root, or ``read_own`` when there is none (a file of the user's)."""
-    if root is None:
-        return read_own(path, cap)
-    return read_inside(path, [root], cap, where=where)
+    """``read_inside`` one root, or ``read_own`` when there is none (a file of the user's).
+    ``whole``: a file over ``cap`` is refused (``UnsafeFile``) rather than cut."""
+    read = read_own(path, cap) if root is None else read_inside(path, [root], cap, where=where)
+    if whole and read.truncated:
+        raise UnsafeFile(f"it is over {cap:,} bytes")
+    return read
 
 
 def list_inside(

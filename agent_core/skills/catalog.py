@@ -107,11 +107,9 @@ def find_skills(folders: Sequence[SkillFolder]) -> Catalog:
 def read_skill(path: Path, origin: str, root: Path | None = None) -> Skill | LeftOut:
     """One ``SKILL.md`` (inside ``root``; None: the user's own), or why it is left out."""
     try:
-        read = read_from(path, root, MAX_SKILL_BYTES)
+        read = read_from(path, root, MAX_SKILL_BYTES, whole=True)
     except (OSError, UnsafeFile) as exc:
         return LeftOut(path, why_unreadable(exc))
-    if read.truncated:
-        return LeftOut(path, f"it is over {MAX_SKILL_BYTES:,} bytes")
     text = read.text()
     if reason := screen(text):
         return LeftOut(path, reason)

@@ -7,7 +7,6 @@ looked at for one (``safety.blockers``), and stops at once with the file named i
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sysconfig
 from functools import cache
@@ -17,6 +16,7 @@ import anyio
 
 from agent_core.errors import ToolError
 from agent_core.safety.blockers import READ_BY_RIPGREP, STALL_S, because, find_blockers
+from agent_core.safety.paths import installed
 
 TIME_LIMIT_S = 60.0
 # Version control internals are never results, even when a glob such as "*" matches them (a
@@ -27,7 +27,7 @@ NEVER_SEARCHED = [f"--glob=!{name}" for name in (".git", ".hg", ".svn", ".jj")]
 @cache
 def rg_binary() -> str:
     bundled = Path(sysconfig.get_path("scripts")) / "rg"
-    found = str(bundled) if bundled.exists() else shutil.which("rg")
+    found = str(bundled) if bundled.exists() else installed("rg")
     if found is None:
         raise ToolError("ripgrep (rg) is not installed; reinstall heron-agent")
     return found

@@ -7,7 +7,6 @@ usually cause it. On macOS ``sandbox-exec`` ships with the system. Elsewhere the
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import threading
@@ -65,9 +64,10 @@ def _detect(network: bool) -> Availability:
 
 
 def _linux(network: bool) -> Availability:
+    from agent_core.safety.paths import installed
     from agent_core.safety.sandbox.bubblewrap import Bubblewrap, probe_command
 
-    executable = shutil.which("bwrap")
+    executable = installed("bwrap")
     if executable is None:
         return Availability(
             None, "bubblewrap (bwrap) is not installed", f"{INSTALL_BWRAP}; {OPT_OUT}"
