@@ -22,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
+from collections.abc import Generator
 from typing import NamedTuple
 
 from acp_server.handlers.greeting import ClientInfo, greet
@@ -79,7 +81,8 @@ def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening:
     try:
         for number in STOP_SIGNALS:
             signal.signal(number, stop)  # replaced by the server's handlers once it runs
-        read = _first_line(in_fd)
+        with _signal_wakeup() as wakeup:
+            read = _first_line(in_fd, wakeup)
     except _Stopped:
         return Opening(b"", stops)
     finally:
@@ -93,13 +96,34 @@ def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening:
     return Opening(rest, stops, greeting)
 
 
-def _first_line(in_fd: int) -> bytes:
+@contextlib.contextmanager
+def _signal_wakeup() -> Generator[int]:
+    """A pipe that a signal writes to the moment it arrives. Waiting on it beside the input
+    closes the gap a plain read leaves: a signal that lands after the last check for pending
+    handlers and before the read begins does not interrupt the read, which would wait on."""
+    wake_out, wake_in = os.pipe()
+    os.set_blocking(wake_in, False)
+    before = signal.set_wakeup_fd(wake_in, warn_on_full_buffer=False)
+    try:
+        yield wake_out
+    finally:
+        signal.set_wakeup_fd(before)
+        os.close(wake_out)
+        os.close(wake_in)
+
+
+def _first_line(in_fd: int, wakeup: int) -> bytes:
     """Input up to and including the first newline (and whatever came with it), or all of it
-    when it ends first or grows past ``FIRST_LINE_LIMIT``."""
+    when it ends first or grows past ``FIRST_LINE_LIMIT``. A byte on ``wakeup`` means a signal
+    came: its handler runs before the next wait (and a stop's ends the reading)."""
     chunks: list[bytes] = []
     size = 0
     while size <= FIRST_LINE_LIMIT:
         try:
+            ready, _, _ = select.select([in_fd, wakeup], [], [])
+            if in_fd not in ready:
+                os.read(wakeup, 64)
+                continue
             chunk = os.read(in_fd, READ_CHUNK)
         except OSError:
             break  # the server's read says what happened

@@ -56,6 +56,16 @@ def wait_for_sleepers(mark: str, count: int, timeout: float = 20) -> list[int]:
     return found
 
 
+def wait_for_a_sleep(mark: str, timeout: float = 20) -> list[int]:
+    """The processes named ``sleep`` among the marked ones, once there is one: a shell's fork
+    carries the mark in its command line before it becomes ``sleep``."""
+    deadline = time.monotonic() + timeout
+    while not (found := [p for p in sleepers(mark) if _name(p) == "sleep"]):
+        assert time.monotonic() < deadline, "no sleep started"
+        time.sleep(0.05)
+    return found
+
+
 def stand_in(command: str, *, poll: bool = False) -> subprocess.Popen[str]:
     args = [sys.executable, "-c", PARENT, json.dumps(["/bin/sh", "-c", command])]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -89,7 +99,7 @@ def test_what_a_finished_command_left_in_its_group_dies_with_the_parent_too() ->
     mark = marker()
     parent = stand_in(f"sleep {mark} > /dev/null 2>&1 &")  # the command ends at once
     try:
-        [left] = [p for p in wait_for_sleepers(mark, 2) if _name(p) == "sleep"]
+        [left] = wait_for_a_sleep(mark)
         time.sleep(0.5)
         assert alive(left)
         os.kill(parent.pid, signal.SIGKILL)
@@ -222,7 +232,7 @@ def test_a_script_and_what_it_started_die_when_heron_is_killed(
         session_id = editor.new_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
         editor.start_prompt(session_id, "script it", request_id="run")
-        [sleeper] = [p for p in wait_for_sleepers(mark, 1) if _name(p) == "sleep"]
+        [sleeper] = wait_for_a_sleep(mark)
         script = _parent(sleeper)
         assert "script" in Path(f"/proc/{script}/cmdline").read_text()
         os.kill(editor.proc.pid, signal.SIGKILL)
