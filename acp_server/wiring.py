@@ -5,20 +5,23 @@ resume, fork). With ``cli``, the only place concrete classes are wired together.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from acp_server.handlers.greeting import ClientInfo
-from acp_server.handlers.state import (
+from acp_server.handlers.state import SessionFactory
+from acp_server.jsonrpc.connection import Connection
+from acp_server.session import (
     ModelChoice,
     Restored,
-    SessionFactory,
+    Save,
+    Session,
     SessionParts,
     SessionSetup,
+    SystemPrompt,
 )
-from acp_server.jsonrpc.connection import Connection
 from agent_core.config import ConfigWatch, Settings
 from agent_core.errors import ConfigError
 
@@ -26,12 +29,11 @@ if TYPE_CHECKING:
     from agent_core.context.prompt import Environment
     from agent_core.diagnostics.model import Diagnostics
     from agent_core.diagnostics.pool import ServerPool
-    from agent_core.events import Event, NoticeRaised
     from agent_core.loop.agent import Agent
-    from agent_core.messages import Message, ToolCallPart, ToolResultPart
+    from agent_core.messages import ToolCallPart, ToolResultPart
     from agent_core.models.listing import ModelLists
     from agent_core.modes import Mode
-    from agent_core.sessions.store import SessionStore
+    from agent_core.sessions.resilient import ResilientStore
     from agent_core.skills.catalog import Catalog
     from agent_core.tools.base import Tool, ToolContext
 
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 def session_factory(
     connection: Connection,
     config: ConfigWatch,
-    store: SessionStore,
+    store: ResilientStore,
     servers: ServerPool,
     lists: ModelLists | None = None,
 ) -> SessionFactory:
@@ -47,27 +49,28 @@ def session_factory(
     from the settings as they are when it opens (``lists``: what providers offer, for the
     model picker)."""
 
-    def build(setup: SessionSetup, client: ClientInfo, restored: Restored) -> SessionParts:
+    def build(setup: SessionSetup, client: ClientInfo, restored: Restored) -> Session:
         if config.problem:
             raise ConfigError(config.problem)
         wiring = _SessionWiring(
             connection, config.settings, store, setup, client, restored, servers
         )
-        wiring.lists = lists
-        return wiring.parts()
+        session = Session(setup, wiring.parts(), store, config, lists, titled=restored.titled)
+        wiring.session = session
+        return session
 
     return build
 
 
 class _SessionWiring:
-    """One session's parts and the small functions that connect them: what the editor is sent,
-    what the store keeps, what the agent is given. Built on `session/new`, load, resume, fork."""
+    """One session's parts and the small functions that connect them, and its agent, made on
+    first use (``AgentMaker``). Built on ``session/new``, load, resume, fork."""
 
     def __init__(
         self,
         connection: Connection,
         settings: Settings,
-        store: SessionStore,
+        store: ResilientStore,
         setup: SessionSetup,
         client: ClientInfo,
         restored: Restored,
@@ -75,6 +78,7 @@ class _SessionWiring:
     ) -> None:
         from acp_server.bridge.approver import EditorApprover
         from acp_server.bridge.questions import EditorQuestioner
+        from acp_server.bridge.stream import UpdateStream
         from acp_server.bridge.terminal import EditorTerminal
         from acp_server.bridge.transcript import TranscriptBuilder
         from acp_server.bridge.workspace import EditorWorkspace
@@ -109,11 +113,15 @@ class _SessionWiring:
             scrubbed=tuple(environment.removed),
         )
         self.git = HardenedGit(environment.kept, self.read_only)
-        self.notices, self.compaction = (
-            client.can("session", "notices"),
-            client.can("session", "compaction"),
-        )
         self.transcript = TranscriptBuilder()
+        self.stream = UpdateStream(
+            connection,
+            setup.session_id,
+            self.transcript,
+            notices=client.can("session", "notices"),
+            compaction=client.can("session", "compaction"),
+        )
+        self.report = self.stream.report
         self.writes = WriteBehind()
         spec = restored.model or settings.model or ""
         self.choice = ModelChoice(
@@ -183,7 +191,7 @@ class _SessionWiring:
         self._git_summary: str | None = None  # made ahead by prepare(), for the first prompt
         self._prompted = False  # the first system prompt has been built
         self._repository: str | None = None  # git's view of the workspace, as last found
-        self.lists: ModelLists | None = None  # what providers offer, for the model picker
+        self.session: Session | None = None  # what it was built for, once built
 
     def _diagnostics(self, client: ClientInfo) -> Diagnostics | None:
         """The editor's diagnostics where it offers them, else Heron's language servers."""
@@ -226,15 +234,13 @@ class _SessionWiring:
             self.permissions,
             self.terminal,
             self.sandbox,
-            self.make_agent,
-            self.send,
+            self.stream,
             self.transcript,
-            self.system_prompt,
             self.writes,
             self.mcp,
             self.workspace,
             self.checkpoints,
-            self.prepare,
+            self,
             self.language_servers.close,
         )
 
@@ -247,33 +253,10 @@ class _SessionWiring:
         if not self._prompted:  # else the first prompt found it itself, and it may be stale
             self._git_summary = summary
 
-    async def send(self, update: dict[str, Any]) -> None:
-        """Every update of the session goes out here, and into its stored transcript."""
-        self.transcript.feed(update)
-        params = {"sessionId": self.setup.session_id, "update": update}
-        await self.connection.notify("session/update", params)
-
-    async def report(self, event: Event) -> None:
-        """What a running tool shows (a diff, a terminal, the plan)."""
-        from acp_server.bridge.updates import to_session_update
-
-        update = to_session_update(event, notices=self.notices, compaction=self.compaction)
-        if update is not None:
-            await self.send(update)
-
     async def mode_changed(self, mode: Mode) -> None:
-        from acp_server.bridge.modes import session_options, to_option_updates
-
-        await self.store.update(self.setup.session_id, mode=mode)
-        from agent_core.models.choices import listable
-
-        choice, lists = self.choice, self.lists
-        listed = lists.known(listable(self.settings, [choice.spec])) if lists else None
-        options = session_options(
-            mode, choice.spec, choice.thought_level, self.settings, self.sandbox.describe(), listed
-        )
-        for update in to_option_updates(options, mode_changed=True):
-            await self.send(update)
+        """The user or the agent switched the mode: the session stores it and says so."""
+        assert self.session is not None  # built before anything can switch its mode
+        await self.session.mode_changed(mode)
 
     async def search_sessions(self, query: str, limit: int) -> list[str]:
         from agent_core.errors import StorageError, ToolError
@@ -285,14 +268,7 @@ class _SessionWiring:
         others = [h for h in hits if h.session_id != self.setup.session_id]
         return [f"{h.title or 'Untitled'} ({h.session_id}): {h.snippet}" for h in others]
 
-    async def save(self, messages: Sequence[Message], replace: bool) -> None:
-        """The agent's completed messages, with what the editor saw meanwhile, written behind."""
-        items, session_id = self.transcript.drain(), self.setup.session_id
-        await self.writes.submit(
-            lambda: self.store.append(session_id, messages, items, replace=replace)
-        )
-
-    def system_prompt(self) -> tuple[str, list[NoticeRaised]]:
+    def system_prompt(self) -> SystemPrompt:
         """The system prompt as the workspace is now, and a notice per file or skill left
         out. Blocking (the files are read, git is asked): run it in a worker thread."""
         from agent_core.context.prompt import build_system_prompt
@@ -393,8 +369,9 @@ class _SessionWiring:
             )
         )
 
-    def make_agent(self, prompt: tuple[str, list[NoticeRaised]]) -> Agent:
-        """The session's agent, with ``prompt`` (``system_prompt()``, made in a worker thread)."""
+    def make_agent(self, prompt: SystemPrompt, save: Save) -> Agent:
+        """The session's agent, with ``prompt`` (``system_prompt()``, made in a worker thread),
+        its completed messages kept by ``save``."""
         from agent_core.loop.agent import Agent
         from agent_core.loop.meter import ContextMeter
         from agent_core.tools.base import ToolContext
@@ -421,7 +398,7 @@ class _SessionWiring:
             history=self.restored.history,
             reasoning_effort=self.choice.reasoning_effort,
             max_requests=self.settings.max_turn_requests,
-            save=self.save,
+            save=save,
             compact_at=self.settings.compact_at,
         )
         agent.meter = ContextMeter(self.restored.usage)  # a stored session's spend goes on

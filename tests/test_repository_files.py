@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from acp_server.handlers.linked import read_linked
+from acp_server.bridge.linked import read_linked
 from agent_core.checkpoints.plan import Change, RestorePlan
 from agent_core.checkpoints.restore import preview
 from agent_core.checkpoints.shadow import Entry

@@ -23,7 +23,8 @@ from agent_core.errors import ConfigError, ModelConfigError
 
 if TYPE_CHECKING:  # `auth_methods` is part of initialize's answer, given before these load
     from acp_server.handlers.greeting import ClientInfo
-    from acp_server.handlers.state import ServerState, Session
+    from acp_server.handlers.state import ServerState
+    from acp_server.session import Session
 
 API_KEY_METHOD = "api-key"
 LOGIN_METHOD = "heron-login"
@@ -110,14 +111,14 @@ def follow_credentials(state: ServerState, session: Session) -> None:
     state.config.refresh()
     if state.config.problem is not None:  # a file being edited: keep the model as it is
         return
-    choice = session.parts.choice
-    now = state.settings.credentials(choice.spec)
-    if now == choice.credentials:
+    spec = session.model_spec
+    now = state.settings.credentials(spec)
+    if now == session.credentials:
         return
     try:
-        model = create_model(choice.spec, state.settings)
+        model = create_model(spec, state.settings)
     except ModelConfigError as exc:
         raise RpcError(
             AUTH_REQUIRED, f"Authentication required: {exc}. {api_key_help(state.settings)}"
         ) from exc
-    session.switch_model(choice.spec, model, now)
+    session.switch_model(spec, model, now)

@@ -8,12 +8,14 @@ is answered with why. The folders are read in a worker thread, each time.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 
-from acp_server.handlers.state import ServerState, Session
+from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
+from acp_server.session import COMPACT, CommandOutcome, Session
 from agent_core.context.commands import (
     INIT_PROMPT,
     Commands,
@@ -58,7 +60,7 @@ async def announce_commands(state: ServerState, session: Session) -> None:
     """``available_commands_update`` (after a session response: JetBrains waits otherwise),
     then a notice per template left out."""
     _, found = await on_disk(state, session)
-    await state.notify_update(session.id, to_commands_update(found.commands))
+    await session.tell(to_commands_update(found.commands))
     if not found.left_out:
         return
     from acp_server.bridge.updates import to_session_update
@@ -67,7 +69,7 @@ async def announce_commands(state: ServerState, session: Session) -> None:
     for left_out in found.left_out:
         notice = to_session_update(to_notice(left_out), notices=notices)
         if notice is not None:
-            await state.notify_update(session.id, notice)
+            await session.tell(notice)
 
 
 def to_notice(left_out: LeftOut) -> NoticeRaised:
@@ -78,9 +80,10 @@ def to_notice(left_out: LeftOut) -> NoticeRaised:
     return NoticeRaised("warning", title, f"{path}: {left_out.reason}")
 
 
-async def run_command(state: ServerState, session: Session, text: str) -> str | None:
-    """Handle ``text`` if it is one of Heron's commands (None: done, nothing to ask the model);
-    otherwise the prompt to send: a template's expansion, or ``text`` unchanged."""
+async def run_command(state: ServerState, session: Session, text: str) -> CommandOutcome:
+    """Handle ``text`` if it is one of Heron's commands (None: answered, nothing to ask the
+    model; ``COMPACT``: compact now); otherwise the prompt to send: a template's expansion, or
+    ``text`` unchanged."""
     parsed = parse(text)
     if parsed is None:
         return text
@@ -106,11 +109,12 @@ async def run_command(state: ServerState, session: Session, text: str) -> str | 
         if (problem := screen(command.template)) is None:
             return expand(command, arguments)
         reply = f"/{name} was not run: its template (a file in a commands folder) {problem}."
-    elif name == "init":
-        return INIT_PROMPT + (f"\n\nAlso: {arguments}" if arguments else "")
     else:
-        reply = await _builtin(state, session, name, arguments)
-    await session.parts.send(
+        answer = await BUILTINS[name](Call(state, session, arguments, found))
+        if not isinstance(answer, _Reply):
+            return answer
+        reply = answer.text
+    await session.show(
         {
             "sessionUpdate": "agent_message_chunk",
             "messageId": f"command-{name}-{id(reply)}",
@@ -120,55 +124,109 @@ async def run_command(state: ServerState, session: Session, text: str) -> str | 
     return None
 
 
-async def _builtin(state: ServerState, session: Session, name: str, arguments: str) -> str:
-    from acp_server.handlers.modes import mode_value, switch_model
+class Call(NamedTuple):
+    """A built-in command as typed: where, in which session, with what after its name."""
 
-    if name == "help":
-        _, found = await on_disk(state, session)
-        lines = [
-            f"- `/{c.name}`{f' {c.hint}' if c.hint else ''}: {c.description}"
-            for c in found.commands.values()
-        ]
-        return "Commands:\n" + "\n".join(lines)
-    if name == "memory":
-        return _memory(state)
-    if name == "cost":
-        meter, window = (await session.ready()).meter, session.parts.choice.model.context_window
-        cost = f"${meter.cost:.4f}" if meter.cost is not None else "unknown (no price configured)"
-        return f"Context: {meter.in_context:,} of {window:,} tokens. Cost so far: {cost}."
-    if name in ("undo", "restore", "checkpoints"):
-        from acp_server.handlers import checkpoints
-
-        if name == "checkpoints":
-            return await checkpoints.list_checkpoints(session)
-        return await checkpoints.restore(session, arguments, undo=name == "undo")
-    if name == "reload":
-        from agent_core.context.files import fingerprint
-
-        agent = await session.ready()
-        agent.replace_system_prompt(*await anyio.to_thread.run_sync(session.parts.system_prompt))
-        session.instructions = await anyio.to_thread.run_sync(fingerprint, session.setup.cwd)
-        return "Reloaded the project instructions; they apply from the next prompt."
-    try:
-        if name == "mode":
-            await session.parts.permissions.set_mode(mode_value(arguments))
-            return f"The approval mode is now {arguments}."
-        if name == "model":
-            await switch_model(state, session, arguments)
-            return f"Switched to {arguments}."
-    except RpcError as exc:
-        return exc.message
-    return f"/{name} is not available here."
+    state: ServerState
+    session: Session
+    arguments: str
+    found: Commands  # the commands on disk as the call found them
 
 
-def _memory(state: ServerState) -> str:
+class _Reply(NamedTuple):
+    text: str  # what the user is answered
+
+
+Outcome = _Reply | CommandOutcome  # an answer, or what the session does next
+Run = Callable[[Call], Awaitable[Outcome]]
+
+
+async def _compact(call: Call) -> Outcome:
+    return COMPACT
+
+
+async def _init(call: Call) -> Outcome:
+    return INIT_PROMPT + (f"\n\nAlso: {call.arguments}" if call.arguments else "")
+
+
+async def _help(call: Call) -> Outcome:
+    lines = [
+        f"- `/{c.name}`{f' {c.hint}' if c.hint else ''}: {c.description}"
+        for c in call.found.commands.values()
+    ]
+    return _Reply("Commands:\n" + "\n".join(lines))
+
+
+async def _memory(call: Call) -> Outcome:
     from agent_core.memory import FILES, memory_of
 
-    memory = memory_of(state.settings)
+    memory = memory_of(call.state.settings)
     if memory is None:
-        return "Memory is turned off ([memory] enabled = false in config.toml)."
-    parts = [
+        return _Reply("Memory is turned off ([memory] enabled = false in config.toml).")
+    kept = [
         f"**{kind}** ({memory.path(kind)}):\n{memory.read(kind).strip() or '(empty)'}"
         for kind in FILES
     ]
-    return "\n\n".join(parts) + "\n\nEdit these files directly to change what is kept."
+    return _Reply("\n\n".join(kept) + "\n\nEdit these files directly to change what is kept.")
+
+
+async def _cost(call: Call) -> Outcome:
+    meter, window = (await call.session.ready()).meter, call.session.model.context_window
+    cost = f"${meter.cost:.4f}" if meter.cost is not None else "unknown (no price configured)"
+    return _Reply(f"Context: {meter.in_context:,} of {window:,} tokens. Cost so far: {cost}.")
+
+
+async def _checkpoints(call: Call) -> Outcome:
+    return _Reply(await call.session.list_checkpoints())
+
+
+async def _undo(call: Call) -> Outcome:
+    return _Reply(await call.session.restore(None))
+
+
+async def _restore(call: Call) -> Outcome:
+    if not call.arguments.strip().isdigit():
+        return _Reply("Usage: /restore <n>, with n from /checkpoints.")
+    return _Reply(await call.session.restore(int(call.arguments)))
+
+
+async def _reload(call: Call) -> Outcome:
+    await call.session.reload()
+    return _Reply("Reloaded the project instructions; they apply from the next prompt.")
+
+
+async def _mode(call: Call) -> Outcome:
+    from acp_server.handlers.modes import mode_value
+
+    try:
+        await call.session.set_mode(mode_value(call.arguments))
+    except RpcError as exc:
+        return _Reply(exc.message)
+    return _Reply(f"The approval mode is now {call.arguments}.")
+
+
+async def _model(call: Call) -> Outcome:
+    from acp_server.handlers.modes import switch_model
+
+    try:
+        await switch_model(call.state, call.session, call.arguments)
+    except RpcError as exc:
+        return _Reply(exc.message)
+    return _Reply(f"Switched to {call.arguments}.")
+
+
+# What each of Heron's own commands does; their names and descriptions, which every front end
+# lists, are ``agent_core.context.commands.BUILTINS`` (the same keys: a test holds them so).
+BUILTINS: dict[str, Run] = {
+    "compact": _compact,
+    "init": _init,
+    "model": _model,
+    "mode": _mode,
+    "reload": _reload,
+    "cost": _cost,
+    "memory": _memory,
+    "undo": _undo,
+    "checkpoints": _checkpoints,
+    "restore": _restore,
+    "help": _help,
+}

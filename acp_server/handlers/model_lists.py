@@ -21,12 +21,12 @@ async def refresh_model_lists(state: ServerState) -> None:
     from agent_core.models.choices import listable
 
     try:
-        in_use = [session.parts.choice.spec for session in state.sessions.values()]
+        in_use = [session.model_spec for session in state.sessions.values()]
         if not await lists.refresh(listable(state.settings, in_use)):
             return
         for session in list(state.sessions.values()):
             options = to_config_options(state.options(session))
             update = {"sessionUpdate": "config_option_update", "configOptions": options}
-            await state.notify_update(session.id, update)  # not the conversation: not replayed
+            await session.tell(update)  # not the conversation: not replayed
     except Exception:  # a background task's boundary: the server goes on without the lists
         log.exception("refreshing the model lists failed")

@@ -12,8 +12,9 @@ from acp_server.bridge.modes import (
     to_config_options,
 )
 from acp_server.handlers import wire
-from acp_server.handlers.state import ServerState, Session
+from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
+from acp_server.session import Session
 from agent_core.errors import HeronError
 from agent_core.modes import MODE_NAMES, Mode
 
@@ -21,7 +22,7 @@ from agent_core.modes import MODE_NAMES, Mode
 async def set_mode(state: ServerState, raw: Any) -> dict[str, Any]:
     request = wire.set_mode_request(raw)
     session = state.session(request.session_id)
-    await session.parts.permissions.set_mode(mode_value(request.mode_id))
+    await session.set_mode(mode_value(request.mode_id))
     return {}
 
 
@@ -32,7 +33,7 @@ async def set_config_option(state: ServerState, raw: Any) -> dict[str, Any]:
     if not isinstance(value, str):
         raise RpcError.invalid_params(f"{request.config_id!r} takes a value id, not a boolean")
     if request.config_id == MODE_CONFIG_ID:
-        await session.parts.permissions.set_mode(mode_value(value))
+        await session.set_mode(mode_value(value))
     elif request.config_id == MODEL_CONFIG_ID:
         await switch_model(state, session, value)
     elif (

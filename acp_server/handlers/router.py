@@ -93,4 +93,4 @@ class AcpRouter:
             session.cancel()
         async with anyio.create_task_group() as closing:
             for session in self.state.sessions.values():
-                closing.start_soon(session.parts.close)
+                closing.start_soon(session.close)

@@ -13,17 +13,11 @@ from acp_server.bridge.updates import from_usage_update, to_iso_time, to_session
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
-from acp_server.handlers.sessions import session_reply, tell_about_history
-from acp_server.handlers.state import (
-    Restored,
-    ServerState,
-    Session,
-    SessionParts,
-    SessionSetup,
-    unknown_session,
-)
+from acp_server.handlers.sessions import session_reply
+from acp_server.handlers.state import ServerState, unknown_session
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
+from acp_server.session import Restored, Session, SessionSetup
 from agent_core.errors import HeronError, SessionNotFound
 from agent_core.sessions.store import SessionRecord, StoredSession
 
@@ -40,7 +34,7 @@ async def load_session(state: ServerState, raw: Any) -> Reply:
     await _show_interrupted(state, session, stored, replaying=True)
     await _show_usage(state, session, stored)
     await announce_commands(state, session)  # part of the replay: nothing may follow the answer
-    await tell_about_history(state, session)
+    await session.tell_about_history()
     return session_reply(state, session, announce=False, with_id=False)
 
 
@@ -60,8 +54,7 @@ async def fork_session(state: ServerState, raw: Any) -> Reply:
     setup = _setup(str(uuid.uuid4()), request, parent)
     record = parent.record
     title = f"{record.title} (fork)" if record.title else None
-    parts = _build(state, setup, parent)
-    choice = parts.choice
+    session = _build(state, setup, parent, titled=title is not None)
     await state.store.create(
         SessionRecord(
             setup.session_id,
@@ -69,18 +62,14 @@ async def fork_session(state: ServerState, raw: Any) -> Reply:
             setup.additional_directories,
             title,
             mode=record.mode,
-            model=choice.spec,
-            thought_level=choice.thought_level,
+            model=session.model_spec,
+            thought_level=session.thought_level,
         )
     )
     transcript = [json.loads(item) for item in parent.transcript]
     await state.store.append(setup.session_id, parent.messages, transcript)
-    from agent_core.checkpoints.session import CheckpointError
-
-    with contextlib.suppress(CheckpointError):  # a fork without them is still a fork
-        await parts.checkpoints.copy_from(record.session_id)
-    session = state.sessions[setup.session_id] = Session(setup, parts, titled=title is not None)
-    return session_reply(state, session, announce=True, with_id=True)
+    await session.copy_checkpoints(record.session_id)
+    return session_reply(state, state.open(session), announce=True, with_id=True)
 
 
 async def list_sessions(state: ServerState, raw: Any) -> dict[str, Any]:
@@ -115,8 +104,7 @@ async def list_sessions(state: ServerState, raw: Any) -> dict[str, Any]:
 
 async def close_session(state: ServerState, raw: Any) -> dict[str, Any]:
     """Stop the running turn and the session's processes, and let it go from memory."""
-    session = state.session(params.string(params.as_object(raw), "sessionId"))
-    await _forget(state, session)
+    await state.close(state.session(params.string(params.as_object(raw), "sessionId")))
     return {}
 
 
@@ -124,7 +112,7 @@ async def delete_session(state: ServerState, raw: Any) -> dict[str, Any]:
     """Gone from memory and from the store; deleting twice is fine."""
     session_id = params.string(params.as_object(raw), "sessionId")
     if (session := state.sessions.get(session_id)) is not None:
-        await _forget(state, session)
+        await state.close(session)
     await _delete_checkpoints(state, session_id)
     await state.store.delete(session_id)
     return {}
@@ -155,9 +143,8 @@ async def _open(state: ServerState, raw: Any) -> tuple[Session, StoredSession]:
     if live is not None:  # still open in this process: show it, keep it
         return live, stored
     setup = _setup(session_id, request, stored)
-    session = Session(setup, _build(state, setup, stored), titled=stored.record.title is not None)
-    state.sessions[session_id] = session
-    return session, stored
+    session = _build(state, setup, stored, titled=stored.record.title is not None)
+    return state.open(session), stored
 
 
 async def _show_interrupted(
@@ -173,16 +160,16 @@ async def _show_interrupted(
         update = to_session_update(event)
         if update is None:
             continue
-        session.parts.transcript.feed(update)  # stored with the session's next save
+        session.keep(update)  # stored with the session's next save
         if replaying or update["sessionUpdate"] == "tool_call_update":
-            await state.notify_update(session.id, update)
+            await session.tell(update)
 
 
 async def _show_usage(state: ServerState, session: Session, stored: StoredSession) -> None:
     """The session's usage line as the editor last saw it: context used, cost so far. Nothing
     for a session that never had one."""
     if (usage := last_usage(stored.transcript)) is not None:
-        await state.notify_update(session.id, usage)
+        await session.tell(usage)
 
 
 async def _load(state: ServerState, session_id: str) -> StoredSession:
@@ -202,19 +189,16 @@ def _setup(session_id: str, request: dict[str, Any], stored: StoredSession) -> S
     return SessionSetup(session_id, cwd, directories, mcp_servers, params.system_prompt(request))
 
 
-def _build(state: ServerState, setup: SessionSetup, stored: StoredSession) -> SessionParts:
+def _build(
+    state: ServerState, setup: SessionSetup, stored: StoredSession, *, titled: bool
+) -> Session:
     require_credentials(state)
     record = stored.record
     usage = from_usage_update(last_usage(stored.transcript))  # the meter goes on from it
-    restored = Restored(stored.messages, record.mode, record.model, record.thought_level, usage)
+    restored = Restored(
+        stored.messages, record.mode, record.model, record.thought_level, usage, titled
+    )
     try:
         return state.build_session(setup, state.client, restored)
     except HeronError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot open the session: {exc}") from exc
-
-
-async def _forget(state: ServerState, session: Session) -> None:
-    session.cancel()
-    async with session.turn_lock:  # the cancelled turn has answered and saved
-        await session.parts.close()
-    state.sessions.pop(session.id, None)
