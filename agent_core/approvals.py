@@ -19,7 +19,8 @@ from agent_core.events import Location, NoticeRaised, TextContent, ToolContent, 
 from agent_core.modes import Mode
 
 if TYPE_CHECKING:
-    from agent_core.safety.policy import Action
+    from agent_core.safety.findings import Judgement
+    from agent_core.safety.policy import Action, Situation
 
 Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"]
 RuleCategory = Literal["commands", "tools", "web", "memory"]  # web: hosts, search backends
@@ -90,49 +91,60 @@ class Permissions:
             self.mode = mode
             await self.on_mode_change(mode)
 
-    async def check(self, action: Action, request: ApprovalRequest) -> str | None:
-        """None when the call may go ahead, else the refusal the model should read.
-
-        When the policy asks, the question gets the answers that fit (``request.options``,
-        when the caller left them empty) and the reason it asks. Raises
-        ``ApprovalCancelled`` when the user cancels the question.
-        """
+    def situation(self, action: Action, judgement: Judgement | None = None) -> Situation:
+        """What the policy looks at for ``action`` in this session: the mode, what the user
+        always allows or rejects here, whether code runs sandboxed. ``judgement``: a command's,
+        when the caller judged it already (it is not judged again)."""
         from agent_core.safety import policy
 
         category = category_of(action)
         edits = frozenset({policy.EDITS}) if self.rejected_edits else frozenset[str]()
         rejected = self.rules.rejected(category) | edits
-        situation = policy.situation_of(
-            self.mode, action, self.rules.allowed(category), rejected, self.sandboxed
-        )
+        allowed = self.rules.allowed(category)
+        return policy.situation_of(self.mode, action, allowed, rejected, self.sandboxed, judgement)
+
+    async def check(self, action: Action, request: ApprovalRequest) -> str | None:
+        """``decide`` for ``action`` in this session's situation."""
+        return await self.decide(self.situation(action), request)
+
+    async def decide(self, situation: Situation, request: ApprovalRequest) -> str | None:
+        """None when the action may go ahead, else the refusal the model should read.
+
+        The policy's table decides; when it asks, the question gets the answers that fit
+        (``request.options``, when the caller left them empty) and the reason it asks, and an
+        "always" answer is remembered. Raises ``ApprovalCancelled`` when the user cancels the
+        question.
+        """
+        from agent_core.safety import policy
+
         verdict, reason = policy.apply(situation)
         if verdict == "allow":
             return None
         if verdict == "deny":
             return f"Refused: {reason}."
         always = policy.may_remember(situation)
-        options = request.options or options_for(action, always=always)
+        options = request.options or options_in(situation, always=always)
         because = (TextContent(f"Asking because {reason}."),) if reason else ()
         outcome = await self.approver.request(
             replace(request, options=options, content=request.content + because)
         )
         if outcome.decision == "cancelled":
             raise ApprovalCancelled
-        await self._remember(action, outcome)
+        await self._remember(situation, outcome)
         if outcome.allowed:
             return None
         why = f" The user said: {outcome.reason}" if outcome.reason else ""
-        return f"The user rejected this {_what(action)}.{why}"
+        return f"The user rejected this {_what(situation.action)}.{why}"
 
-    async def _remember(self, action: Action, outcome: ApprovalOutcome) -> None:
-        from agent_core.safety.judge import judge
+    async def _remember(self, situation: Situation, outcome: ApprovalOutcome) -> None:
         from agent_core.safety.policy import MEMORY, Command, Edit, MemoryWrite, ToolUse, WebAccess
 
         if outcome.decision not in ("allow_always", "reject_always"):
             return
+        action = situation.action
         problems: list[str | None] = []
         if isinstance(action, Command):
-            for prefix in judge(action.command).prefixes:
+            for prefix in situation.prefixes:
                 problems.append(self.rules.remember(prefix, allow=outcome.allowed))
         elif isinstance(action, ToolUse):
             problems.append(
@@ -161,26 +173,24 @@ class Permissions:
 def options_for(action: Action, *, always: bool | None = None) -> tuple[Option, ...]:
     """The answers, worded for what is being asked; "always" only where it can be kept
     (``always``: whether it can, when the caller knows; else judged from the action)."""
-    from agent_core.safety.judge import judge
-    from agent_core.safety.policy import (
-        Command,
-        Edit,
-        MemoryWrite,
-        ToolUse,
-        WebAccess,
-        may_remember,
-        situation_of,
-    )
+    from agent_core.safety.policy import may_remember, situation_of
 
-    if always is None:
-        always = may_remember(situation_of("ask", action, frozenset(), frozenset(), True))
+    situation = situation_of("ask", action, frozenset(), frozenset(), True)
+    return options_in(situation, always=may_remember(situation) if always is None else always)
+
+
+def options_in(situation: Situation, *, always: bool) -> tuple[Option, ...]:
+    """The answers to a question about ``situation``'s action; "always" only when ``always``
+    (a command's are worded with the prefixes its judgement found)."""
+    from agent_core.safety.policy import Command, Edit, MemoryWrite, ToolUse, WebAccess
+
     once = (
         Option("allow_once", "Allow", "allow_once"),
         Option("reject_once", "Reject", "reject_once"),
     )
-    match action:
-        case Command(command=command) if always and judge(command).prefixes:
-            shown = ", ".join(f"`{p}`" for p in judge(command).prefixes)
+    match situation.action:
+        case Command() if always and situation.prefixes:
+            shown = ", ".join(f"`{p}`" for p in situation.prefixes)
             always_allow, always_reject = (
                 f"Always allow {shown} here",
                 f"Always reject {shown} here",

@@ -11,10 +11,11 @@ from typing import Any
 from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
+from agent_core.gate import admit
 from agent_core.mcp.connection import McpConnection, RemoteTool
 from agent_core.mcp.results import from_call_result
 from agent_core.safety.policy import ToolUse
-from agent_core.tools.base import SchemaArguments, ToolContext, ToolOutput, before_change
+from agent_core.tools.base import SchemaArguments, ToolContext, ToolOutput
 
 MAX_NAME = 64  # what the providers accept for a function name
 PREVIEW_CHARS = 2000
@@ -44,10 +45,7 @@ class McpTool:
             self.kind,
             content=(TextContent(shown[:PREVIEW_CHARS]),) if arguments else (),
         )
-        if refusal := await context.permissions.check(action, request):
-            raise ToolError(refusal)
-        if not self.remote.read_only:
-            await before_change(context)
+        await admit(context, action, request)
         result = from_call_result(await self.server.call(self.remote.name, arguments))
         if result.shown:
             await context.report(ToolCallUpdated(context.call_id, content=result.shown))

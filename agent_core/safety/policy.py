@@ -14,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agent_core.modes import Mode
+
+if TYPE_CHECKING:
+    from agent_core.safety.findings import Judgement
 
 Verdict = Literal["allow", "ask", "deny"]
 
@@ -106,6 +109,7 @@ class Situation:
     remembered: Literal["allow", "reject"] | None = None
     rejection: str | None = None  # what the remembered rejection was
     read_only_command: bool = False
+    prefixes: tuple[str, ...] = ()  # a command's: what "always" would remember of it
 
 
 EDITS = "(edits)"  # in ``rejected``: the user rejected edits for the rest of the session
@@ -193,6 +197,20 @@ def rule_for(situation: Situation) -> Rule:
     return next(rule for rule in RULES if rule[1](situation))
 
 
+def changes_workspace(situation: Situation) -> bool:
+    """Whether the action, once allowed, may change the workspace's files: the turn's
+    checkpoint is taken before it. Not memory (no workspace file), nor the web, nor a command
+    run again outside the sandbox (its first run was the change); in plan mode nothing that
+    writes is allowed, so nothing here is true there."""
+    match situation.action:
+        case Edit(inside_roots=inside):
+            return inside
+        case Command() | Script() | ToolUse():
+            return situation.writes
+        case _:
+            return False
+
+
 def may_remember(situation: Situation) -> bool:
     """Whether an "always" answer could be kept: not for what asks in every mode, nor for a
     memory write in plan mode, which asks whatever was answered before."""
@@ -212,7 +230,10 @@ def situation_of(
     allowed: frozenset[str],
     rejected: frozenset[str],
     sandboxed: bool,
+    judgement: Judgement | None = None,
 ) -> Situation:
+    """The facts the rules look at. ``judgement``: the command's, when the caller has judged
+    it already (it is then not judged again); judged here when None."""
     match action:
         case Edit(inside_roots=inside, protected=protected, hard_linked=linked):
             outside = None
@@ -230,9 +251,10 @@ def situation_of(
                 )
             return Situation(mode, action, True, protected, outside)
         case Command(command=command, checkpointed=checkpointed, not_kept=not_kept):
-            from agent_core.safety.judge import judge  # the grammar loads after session/new
+            if judgement is None:
+                from agent_core.safety.judge import judge  # the grammar loads after session/new
 
-            judgement = judge(command)
+                judgement = judge(command)
             prefixes = frozenset(judgement.prefixes)
             refused = sorted(prefixes & rejected)
             return Situation(
@@ -249,6 +271,7 @@ def situation_of(
                 else None,
                 rejection=f"the user always rejects `{refused[0]}` here" if refused else None,
                 read_only_command=judgement.read_only,
+                prefixes=judgement.prefixes,
             )
         case ToolUse(tool=tool, read_only=read_only):
             return Situation(

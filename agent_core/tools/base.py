@@ -14,7 +14,7 @@ from agent_core.checkpoints.coverage import Coverage
 from agent_core.checkpoints.session import Checkpoint
 from agent_core.diagnostics.model import Diagnostics
 from agent_core.errors import ToolError
-from agent_core.events import Event, NoticeRaised, ToolCallUpdated, ToolKind
+from agent_core.events import Event, ToolKind
 from agent_core.messages import ImagePart
 from agent_core.questions import Questioner
 from agent_core.safety.sandbox.confinement import Confinement
@@ -51,7 +51,7 @@ class FileTracker:
 
 
 class Checkpointer(Protocol):
-    """The session's checkpoints, as tools see them (``agent_core.checkpoints``)."""
+    """The session's checkpoints, as the approval gate takes them (``agent_core.gate``)."""
 
     async def before_change(self) -> Checkpoint | None: ...
 
@@ -176,28 +176,6 @@ def call_title(name: str, arguments: Mapping[str, Any], tools: Toolset) -> str:
         return tool.title(arguments) if tool else name
     except (KeyError, TypeError, ValueError, AttributeError):
         return name
-
-
-async def before_change(context: ToolContext) -> bool:
-    """Call right before a tool changes the workspace: the turn's checkpoint is taken (the
-    first time) and the call's update names it, so an editor can offer "restore to here".
-    True when the turn has its checkpoint (so /undo restores what the change does)."""
-    if context.checkpoints is None or (taken := await context.checkpoints.before_change()) is None:
-        return False
-    if taken.notice:
-        await context.report(NoticeRaised("warning", "Checkpoint", taken.notice))
-    if taken.number is not None:
-        await context.report(ToolCallUpdated(context.call_id, checkpoint=taken.number))
-    return taken.number is not None
-
-
-async def not_restorable(context: ToolContext, files: Sequence[str | None]) -> str | None:
-    """Call after ``before_change`` took the turn's checkpoint, before a command empties
-    ``files`` in place (None: one it does not name): why the checkpoint does not keep one of
-    them as it is now (so ``/undo`` could not bring it back), or None when it keeps them all."""
-    if context.checkpoints is None:
-        return "checkpoints are off"
-    return (await context.checkpoints.covers(files)).why_not
 
 
 def require_inside(context: ToolContext, raw: str) -> Path:

@@ -7,9 +7,10 @@ from pathlib import Path
 from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import DiffContent, Location, TextContent, ToolCallUpdated
+from agent_core.gate import admit
 from agent_core.safety.paths import hard_linked, protected_reason
 from agent_core.safety.policy import Edit
-from agent_core.tools.base import ToolContext, before_change
+from agent_core.tools.base import ToolContext
 
 
 async def current_text(context: ToolContext, path: Path, *, must_exist: bool) -> str | None:
@@ -38,11 +39,7 @@ async def propose_and_write(
     request = ApprovalRequest(
         context.call_id, title, "edit", content=(diff,), locations=(location,)
     )
-    refusal = await context.permissions.check(action, request)
-    if refusal:
-        raise ToolError(refusal)
-    if inside:
-        await before_change(context)
+    await admit(context, action, request)
     checks = context.diagnostics
     before = None if checks is None or old is None else await checks.source.findings(path, old)
     await context.workspace.write_text(path, new)

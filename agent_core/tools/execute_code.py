@@ -30,9 +30,10 @@ from agent_core.events import (
     ToolCallUpdated,
     ToolKind,
 )
+from agent_core.gate import admit
 from agent_core.messages import ToolCallPart, ToolResultPart
 from agent_core.safety.policy import Script
-from agent_core.tools.base import Tool, ToolContext, arguments_schema, before_change, call_title
+from agent_core.tools.base import Tool, ToolContext, arguments_schema, call_title
 
 RunTool = Callable[[ToolCallPart, ToolContext], Awaitable[ToolResultPart]]
 SCRIPTABLE = (
@@ -80,14 +81,10 @@ class ExecuteCode:
         await context.report(ToolCallUpdated(context.call_id, content=(script,)))
         if notice := context.sandbox.notice():  # before any question: it explains them
             await context.report(NoticeRaised("warning", "Scripts run without a sandbox", notice))
-        action = Script()
-        request = ApprovalRequest(context.call_id, TITLE, "execute", content=(script,))
-        if refusal := await context.permissions.check(action, request):
-            raise ToolError(refusal)
         if not hasattr(socket, "AF_UNIX"):
             raise ToolError("execute_code needs Unix domain sockets, which this system lacks.")
-        if context.permissions.mode != "plan":
-            await before_change(context)
+        request = ApprovalRequest(context.call_id, TITLE, "execute", content=(script,))
+        await admit(context, Script(), request)
         interpreter = await self._interpreter(context)
         calls = _ScriptCalls(self._tools, self._run_tool, context)
         result: ScriptRun | None = None

@@ -13,8 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agent_core.approvals import ApprovalRequest
-from agent_core.errors import ToolError
 from agent_core.events import DiffContent, ToolCallUpdated, ToolKind
+from agent_core.gate import admit
 from agent_core.memory import FILES, Memory
 from agent_core.safety.policy import MemoryWrite
 from agent_core.tools.base import ToolContext
@@ -66,8 +66,7 @@ class MemoryTool:
         await context.report(ToolCallUpdated(context.call_id, content=(diff,)))
         title = QUESTIONS[action].format(FILES[kind])
         request = ApprovalRequest(context.call_id, title, "edit", content=(diff,))
-        if refusal := await context.permissions.check(MemoryWrite(FILES[kind]), request):
-            raise ToolError(refusal)
+        await admit(context, MemoryWrite(FILES[kind]), request)
         self._memory.write(change)
         entries = change.new.count("\n")
         return f"{FILES[kind]} now has {entries} entr{'y' if entries == 1 else 'ies'}."

@@ -1,6 +1,7 @@
 """``terminal`` and ``process``: run commands in the workspace, in the foreground or background.
 
-A command is judged and approved (``safety.policy``), then runs inside the session's sandbox:
+A command passes the approval gate (``agent_core.gate``: judged, approved, checkpointed), then
+runs inside the session's sandbox:
 in the editor's terminal when it offers one (the user watches the output live; the editor runs
 the sandbox launcher), otherwise as a local subprocess in its own process group. When the
 sandbox refuses what a command tried, the user is offered, once, to run it again outside.
@@ -16,11 +17,11 @@ from pydantic import BaseModel, Field
 from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import NoticeRaised, TerminalContent, TextContent, ToolCallUpdated, ToolKind
-from agent_core.safety.judge import judge
+from agent_core.gate import admit
 from agent_core.safety.policy import Command, Unconfined
 from agent_core.safety.sandbox.confinement import Launch
 from agent_core.terminal import CommandResult
-from agent_core.tools.base import ToolContext, before_change, not_restorable
+from agent_core.tools.base import ToolContext
 
 OUTPUT_LIMIT = 30_000
 SHELL = "/bin/sh"
@@ -59,19 +60,9 @@ class RunCommand:
         if notice := context.sandbox.notice():  # before any question: it explains them
             await context.report(NoticeRaised("warning", "Commands run without a sandbox", notice))
         request = ApprovalRequest(context.call_id, title, "execute", content=shown)
-        writable = context.permissions.mode != "plan"
-        judgement = judge(command)
-        # A command that empties files in place runs unasked only once the turn's checkpoint
-        # is taken and keeps those files, so /undo restores them: take it before the
-        # question, not after, and ask it about the files.
-        taken = bool(judgement.emptied) and writable and await before_change(context)
-        not_kept = await not_restorable(context, judgement.emptied_files) if taken else None
-        asked = Command(command, checkpointed=taken and not_kept is None, not_kept=not_kept)
-        if refusal := await context.permissions.check(asked, request):
-            raise ToolError(refusal)
+        writable = context.permissions.mode != "plan"  # as the command was judged
+        await admit(context, Command(command), request)
         shell = [SHELL, "-c", command]
-        if writable and not judgement.read_only and not taken:
-            await before_change(context)
         if arguments.background:
             launch = context.sandbox.launch(shell, writable=writable)  # released with the session
             process_id = await context.terminal.start(
@@ -90,7 +81,9 @@ class RunCommand:
             again = ApprovalRequest(
                 context.call_id, f"Run `{command}` outside the sandbox?", "execute", content=shown
             )
-            if refused := await context.permissions.check(action, again):
+            try:
+                await admit(context, action, again)
+            except ToolError as refused:
                 note = f"\nThe sandbox stopped it: {why}. {refused}"
             else:
                 result = await _run(context.sandbox.unconfined(shell), arguments.timeout, context)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
+from agent_core.gate import admit
 from agent_core.safety.policy import WebAccess
 from agent_core.tools.base import ToolContext
 from agent_core.web.settings import WebSettings
@@ -94,8 +95,7 @@ async def _approve(target: Target, context: ToolContext, shown: str) -> None:
     request = ApprovalRequest(
         context.call_id, target.url, "fetch", content=(TextContent(f"Fetch {shown}"),)
     )
-    if refusal := await context.permissions.check(WebAccess(target.host, target.host), request):
-        raise ToolError(refusal)
+    await admit(context, WebAccess(target.host, target.host), request)
 
 
 def _header(fetched: Fetched, form: str, title: str | None) -> str:

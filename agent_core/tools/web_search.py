@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from agent_core.approvals import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
+from agent_core.gate import admit
 from agent_core.safety.policy import WebAccess
 from agent_core.tools.base import ToolContext
 from agent_core.web.settings import WebSettings
@@ -55,8 +56,7 @@ class WebSearch:
         shown = (TextContent(f"Search {label} for: {arguments.query}"),)
         title = self.title({"query": arguments.query})
         request = ApprovalRequest(context.call_id, title, "fetch", content=shown)
-        if refusal := await context.permissions.check(action, request):
-            raise ToolError(refusal)
+        await admit(context, action, request)
         count = arguments.count or settings.max_results
         results = await search(settings, arguments.query, count, self._settings.timeout)
         listed = "\n".join(f"- {r.title or r.url}\n  {r.url}" for r in results)

@@ -1,0 +1,67 @@
+"""The approval gate: every action a tool takes passes here once, before the tool does it.
+
+``admit`` judges the action once (a command's judgement is passed along, never made again),
+applies the ordered approval table (``safety.policy``, through ``Permissions``), asks the user
+when the table says so and remembers "always" answers, and takes the turn's checkpoint when the
+action may change the workspace (``policy.changes_workspace``), so that ``/undo`` restores
+what it does. A refusal is raised as the ``ToolError`` the model reads; a cancelled question
+raises ``ApprovalCancelled``, which ends the turn.
+
+A command that empties files in place runs unasked only when the turn's checkpoint keeps those
+files: for one, the checkpoint is taken before the question, not after, and asked about them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from agent_core.errors import ToolError
+from agent_core.events import NoticeRaised, ToolCallUpdated
+from agent_core.safety.judge import judge
+from agent_core.safety.policy import Command, changes_workspace
+
+if TYPE_CHECKING:
+    from agent_core.approvals import ApprovalRequest
+    from agent_core.safety.policy import Action
+    from agent_core.tools.base import ToolContext
+
+
+async def admit(context: ToolContext, action: Action, request: ApprovalRequest) -> None:
+    """Returns when ``action`` may go ahead (its checkpoint taken, when it changes the
+    workspace); raises ``ToolError`` with the refusal the model should read when it may not."""
+    permissions = context.permissions
+    judgement = judge(action.command) if isinstance(action, Command) else None
+    taken = False
+    if judgement is not None and judgement.emptied and permissions.mode != "plan":
+        taken = await before_change(context)
+        not_kept = await not_restorable(context, judgement.emptied_files) if taken else None
+        action = replace(action, checkpointed=taken and not_kept is None, not_kept=not_kept)
+    situation = permissions.situation(action, judgement)
+    if refusal := await permissions.decide(situation, request):
+        raise ToolError(refusal)
+    if not taken and changes_workspace(situation):
+        await before_change(context)
+
+
+async def before_change(context: ToolContext) -> bool:
+    """Right before the workspace changes: the turn's checkpoint is taken (the first time) and
+    the call's update names it, so an editor can offer "restore to here". True when the turn
+    has its checkpoint (so /undo restores what the change does)."""
+    if context.checkpoints is None or (taken := await context.checkpoints.before_change()) is None:
+        return False
+    if taken.notice:
+        await context.report(NoticeRaised("warning", "Checkpoint", taken.notice))
+    if taken.number is not None:
+        await context.report(ToolCallUpdated(context.call_id, checkpoint=taken.number))
+    return taken.number is not None
+
+
+async def not_restorable(context: ToolContext, files: Sequence[str | None]) -> str | None:
+    """After ``before_change`` took the turn's checkpoint, before a command empties ``files``
+    in place (None: one it does not name): why the checkpoint does not keep one of them as it
+    is now (so ``/undo`` could not bring it back), or None when it keeps them all."""
+    if context.checkpoints is None:
+        return "checkpoints are off"
+    return (await context.checkpoints.covers(files)).why_not

@@ -1,0 +1,186 @@
+"""The approval gate (agent_core/gate.py): one call per action judges it once, applies the
+approval table, asks when the table says so, and takes the turn's checkpoint when the action
+may change the workspace (``policy.changes_workspace``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from agent_core.approvals import ApprovalOutcome, ApprovalRequest, Permissions
+from agent_core.checkpoints.coverage import Coverage
+from agent_core.checkpoints.session import Checkpoint
+from agent_core.errors import ToolError
+from agent_core.events import Event, ToolCallUpdated
+from agent_core.gate import admit
+from agent_core.modes import Mode
+from agent_core.permission_rules import JsonRuleStore
+from agent_core.safety.findings import Judgement
+from agent_core.safety.judge import judge
+from agent_core.safety.policy import (
+    Action,
+    Command,
+    Edit,
+    MemoryWrite,
+    Script,
+    ToolUse,
+    Unconfined,
+    WebAccess,
+    changes_workspace,
+    situation_of,
+)
+from agent_core.terminal import LocalTerminal
+from agent_core.tools.base import ToolContext
+from tests.support.sandbox import no_sandbox
+
+pytestmark = pytest.mark.anyio
+
+
+class Recording:
+    def __init__(self, decision: str) -> None:
+        self.decision = decision
+        self.asked: list[ApprovalRequest] = []
+
+    async def request(self, request: ApprovalRequest) -> ApprovalOutcome:
+        self.asked.append(request)
+        return ApprovalOutcome(self.decision)  # type: ignore[arg-type]
+
+
+class Turn:
+    """A turn's checkpoints: taken once, keeping (or not) the files a command empties."""
+
+    def __init__(self, why_not: str | None = None) -> None:
+        self.taken = 0
+        self.why_not = why_not
+
+    async def before_change(self) -> Checkpoint | None:
+        self.taken += 1
+        return Checkpoint(1)
+
+    async def covers(self, paths: Sequence[str | None]) -> Coverage:
+        return Coverage(self.why_not)
+
+
+class Root:
+    def __init__(self, root: Path) -> None:
+        self.roots = (root,)
+
+    async def read_text(self, path: Path) -> str:
+        raise AssertionError("not used")
+
+    async def write_text(self, path: Path, content: str) -> None:
+        raise AssertionError("not used")
+
+    async def exists(self, path: Path) -> bool:
+        return False
+
+
+async def _nothing(mode: Mode) -> None:
+    del mode
+
+
+def _context(
+    tmp_path: Path, mode: Mode, user: Recording, turn: Turn, events: list[Event]
+) -> ToolContext:
+    async def report(event: Event) -> None:
+        events.append(event)
+
+    rules = JsonRuleStore(tmp_path / "permissions.json", tmp_path)
+    permissions = Permissions(mode, user, rules, _nothing)
+    sandbox = no_sandbox((tmp_path,))
+    return ToolContext(
+        "c", Root(tmp_path), permissions, report, LocalTerminal({}), sandbox, checkpoints=turn
+    )
+
+
+def _checkpointed(events: list[Event]) -> list[int | None]:
+    return [e.checkpoint for e in events if isinstance(e, ToolCallUpdated) and e.checkpoint]
+
+
+@pytest.mark.parametrize(
+    ("action", "changes"),
+    [
+        (Edit(Path("/w/a.py"), True), True),
+        (Edit(Path("/etc/x"), False), False),  # outside: no checkpoint covers it
+        (Command("pytest -q > log.txt"), True),
+        (Command("ls"), False),
+        (Script(), True),
+        (ToolUse("mcp__db__insert", "db: insert"), True),
+        (ToolUse("mcp__db__query", "db: query", read_only=True), False),
+        (WebAccess("docs.python.org", "docs.python.org"), False),
+        (MemoryWrite("notes.md"), False),  # not a workspace file
+        (Unconfined("npm i -g x", "it wrote outside"), False),  # its first run was the change
+    ],
+)
+def test_what_changes_the_workspace(action: Action, changes: bool) -> None:
+    situation = situation_of("full-access", action, frozenset(), frozenset(), True)
+    assert changes_workspace(situation) is changes
+
+
+async def test_an_allowed_change_is_checkpointed_once_the_user_allows_it(tmp_path: Path) -> None:
+    user, turn, events = Recording("allow_once"), Turn(), list[Event]()
+    context = _context(tmp_path, "ask", user, turn, events)
+    await admit(context, Edit(tmp_path / "a.py", True), ApprovalRequest("c", "Edit", "edit"))
+    assert len(user.asked) == 1
+    assert turn.taken == 1
+    assert _checkpointed(events) == [1]
+
+
+async def test_a_refusal_is_the_tool_error_and_takes_no_checkpoint(tmp_path: Path) -> None:
+    user, turn, events = Recording("reject_once"), Turn(), list[Event]()
+    context = _context(tmp_path, "ask", user, turn, events)
+    with pytest.raises(ToolError, match="The user rejected this command"):
+        await admit(context, Command("touch x"), ApprovalRequest("c", "Run", "execute"))
+    assert turn.taken == 0
+
+
+async def test_reads_web_requests_and_memory_take_no_checkpoint(tmp_path: Path) -> None:
+    user, turn, events = Recording("allow_once"), Turn(), list[Event]()
+    context = _context(tmp_path, "full-access", user, turn, events)
+    for action in (Command("ls"), WebAccess("x.org", "x.org"), MemoryWrite("notes.md")):
+        await admit(context, action, ApprovalRequest("c", "Do", "other"))
+    assert turn.taken == 0 and not _checkpointed(events)
+
+
+async def test_plan_mode_refuses_a_change_before_any_checkpoint(tmp_path: Path) -> None:
+    user, turn, events = Recording("allow_once"), Turn(), list[Event]()
+    context = _context(tmp_path, "plan", user, turn, events)
+    with pytest.raises(ToolError, match="plan mode is read-only"):
+        await admit(context, Command(": > notes.md"), ApprovalRequest("c", "Run", "execute"))
+    assert turn.taken == 0 and not user.asked
+
+
+async def test_emptying_a_file_the_checkpoint_keeps_runs_unasked(tmp_path: Path) -> None:
+    user, turn, events = Recording("reject_once"), Turn(), list[Event]()
+    context = _context(tmp_path, "full-access", user, turn, events)
+    await admit(context, Command(": > notes.md"), ApprovalRequest("c", "Run", "execute"))
+    assert not user.asked
+    assert turn.taken == 1  # before the decision, and not again after it
+
+
+async def test_emptying_a_file_the_checkpoint_does_not_keep_asks_saying_why(
+    tmp_path: Path,
+) -> None:
+    user, turn, events = Recording("allow_once"), Turn("it is ignored"), list[Event]()
+    context = _context(tmp_path, "full-access", user, turn, events)
+    await admit(context, Command(": > notes.md"), ApprovalRequest("c", "Run", "execute"))
+    (asked,) = user.asked
+    said = " ".join(getattr(c, "text", "") for c in asked.content)
+    assert "this turn's checkpoint cannot restore it: it is ignored" in said
+    assert turn.taken == 1
+
+
+async def test_a_judgement_given_is_used_not_made_again(tmp_path: Path) -> None:
+    user = Recording("allow_always")
+    rules = JsonRuleStore(tmp_path / "permissions.json", tmp_path)
+    permissions = Permissions("ask", user, rules, _nothing)
+    given = Judgement(read_only=False, prefixes=("make deploy",))  # not what `x` would give
+    situation = permissions.situation(Command("x"), given)
+    assert situation.prefixes == ("make deploy",)
+    assert await permissions.decide(situation, ApprovalRequest("c", "Run", "execute")) is None
+    (asked,) = user.asked
+    assert asked.options[1].name == "Always allow `make deploy` here"
+    assert rules.allowed() == {"make deploy"}
+    assert judge("x").prefixes != given.prefixes
