@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +25,6 @@ from agent_core.config import ConfigWatch, Settings
 from agent_core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agent_core.context.prompt import Environment
     from agent_core.diagnostics.model import Diagnostics
     from agent_core.diagnostics.pool import ServerPool
     from agent_core.loop.agent import Agent
@@ -86,6 +84,7 @@ class _SessionWiring:
         from agent_core.approvals import Permissions
         from agent_core.checkpoints.session import session_checkpoints
         from agent_core.config import scrubbed_environment
+        from agent_core.context.session_prompt import SessionPrompts
         from agent_core.diagnostics.launching import launcher_for
         from agent_core.diagnostics.pool import LanguageServerDiagnostics
         from agent_core.diagnostics.servers import finder
@@ -188,9 +187,16 @@ class _SessionWiring:
         )
         self.diagnostics = self._diagnostics(client)
         self.memory = memory_of(settings)  # None when turned off
-        self._git_summary: str | None = None  # made ahead by prepare(), for the first prompt
-        self._prompted = False  # the first system prompt has been built
-        self._repository: str | None = None  # git's view of the workspace, as last found
+        self.prompts = SessionPrompts(
+            roots,
+            settings.shell,
+            lambda: self.choice.spec,  # the session's model as it is now
+            self.git.summary,
+            editor=setup.system_prompt,
+            user_files=settings.user_instructions,
+            memory=self.memory,
+            skills=self.skills if settings.skills.enabled else None,
+        )
         self.session: Session | None = None  # what it was built for, once built
 
     def _diagnostics(self, client: ClientInfo) -> Diagnostics | None:
@@ -249,80 +255,21 @@ class _SessionWiring:
         conversation decoded, and git's view of the workspace (a few sandboxed git processes)."""
         for _ in self.restored.history:  # decoded as it is read (``StoredMessages``)
             pass
-        summary = self.git.summary(self.setup.cwd)
-        if not self._prompted:  # else the first prompt found it itself, and it may be stale
-            self._git_summary = summary
+        self.prompts.look_ahead()
 
     async def mode_changed(self, mode: Mode) -> None:
         """The user or the agent switched the mode: the session stores it and says so."""
         assert self.session is not None  # built before anything can switch its mode
         await self.session.mode_changed(mode)
 
-    async def search_sessions(self, query: str, limit: int) -> list[str]:
-        from agent_core.errors import StorageError, ToolError
-
-        try:
-            hits = await self.store.search(query, cwd=self.setup.cwd, limit=limit)
-        except StorageError as exc:
-            raise ToolError(f"The session history cannot be searched: {exc}") from exc
-        others = [h for h in hits if h.session_id != self.setup.session_id]
-        return [f"{h.title or 'Untitled'} ({h.session_id}): {h.snippet}" for h in others]
-
     def system_prompt(self) -> SystemPrompt:
-        """The system prompt as the workspace is now, and a notice per file or skill left
-        out. Blocking (the files are read, git is asked): run it in a worker thread."""
-        from agent_core.context.prompt import build_system_prompt
-        from agent_core.events import NoticeRaised
-
-        found = None if self._prompted else self._git_summary  # /reload finds it again
-        self._prompted = True
-        environment = self._environment(found)
-        memory, forgotten = self.memory.snapshot() if self.memory else ("", [])
-        skills = self.skills() if self.settings.skills.enabled else None
-        prompt = build_system_prompt(
-            environment,
-            self.choice.spec,
-            self.setup.system_prompt,
-            user_files=self.settings.user_instructions,
-            memory=memory,
-            skills=None if skills is None else skills.skills,
-        )
-        left_out = [(f.path, f.blocked) for f in prompt.context_files if f.blocked]
-        notices = [
-            NoticeRaised("warning", f"Ignored {path.name}", f"{path}: {why}")
-            for path, why in (*left_out, *forgotten)
-        ]
-        for skill in skills.left_out if skills else ():
-            title = f"Ignored the skill {skill.skill}" if skill.skill else "Ignored skills"
-            notices.append(NoticeRaised("warning", title, f"{skill.path}: {skill.reason}"))
-        return prompt.text, notices
+        return self.prompts.system_prompt()
 
     def skills(self) -> Catalog:
         """The skills on disk now, from the folders the settings name."""
         from agent_core.skills.catalog import skills_on_disk
 
         return skills_on_disk(self.settings.skills, self.setup.cwd, self.settings.home)
-
-    def subagent_prompt(self) -> str:
-        """A subagent's system prompt: its own role, the project's instructions, and the
-        workspace as it is now."""
-        from agent_core.context.prompt import build_system_prompt
-
-        environment = self._environment(self._repository)  # as the session's prompt saw it
-        mine = self.settings.user_instructions
-        return build_system_prompt(
-            environment, self.choice.spec, subagent=True, user_files=mine
-        ).text
-
-    def _environment(self, repository: str | None) -> Environment:
-        from agent_core.context.prompt import Environment
-
-        setup = self.setup
-        self._repository = repository or self.git.summary(setup.cwd)
-        return Environment(
-            setup.cwd, setup.additional_directories, self.settings.shell, date.today(),
-            self._repository,
-        )  # fmt: skip
 
     def toolset(self) -> dict[str, Tool]:
         """Heron's tools, the MCP servers' tools, ``execute_code`` over the ones a script
@@ -364,7 +311,7 @@ class _SessionWiring:
                 tools,
                 lambda requested: create_model(spec(requested), self.settings),
                 spec,
-                self.subagent_prompt,
+                self.prompts.subagent_prompt,
                 self.settings.delegation,
             )
         )
@@ -374,6 +321,7 @@ class _SessionWiring:
         its completed messages kept by ``save``."""
         from agent_core.loop.agent import Agent
         from agent_core.loop.meter import ContextMeter
+        from agent_core.sessions.search import OtherSessions
         from agent_core.tools.base import ToolContext
 
         text, notices = prompt
@@ -384,7 +332,7 @@ class _SessionWiring:
             self.report,
             self.terminal,
             self.sandbox,
-            search_sessions=self.search_sessions,
+            search_sessions=OtherSessions(self.store, self.setup.cwd, self.setup.session_id).search,
             checkpoints=self.checkpoints,
             diagnostics=self.diagnostics,
             questions=self.questions,
