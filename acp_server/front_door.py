@@ -27,7 +27,8 @@ import signal
 from collections.abc import Generator
 from typing import NamedTuple
 
-from acp_server.handlers.greeting import ClientInfo, greet
+from acp_server.handlers.client import ClientInfo
+from acp_server.handlers.greeting import greet
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.jsonrpc.framing import encode
 from acp_server.jsonrpc.stdio import READ_CHUNK, write_blocking

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 import anyio
 
 from acp_server.front_door import STOP_SIGNALS, Opening
-from acp_server.handlers.greeting import ClientInfo
+from acp_server.handlers.client import ClientInfo
 from acp_server.handlers.router import AcpRouter
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import SHUTDOWN_GRACE_S, Connection

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_server.handlers.greeting import ClientInfo
+from acp_server.handlers.client import ClientInfo
 from acp_server.handlers.state import SessionFactory
 from acp_server.jsonrpc.connection import Connection
 from acp_server.session import (

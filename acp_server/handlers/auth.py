@@ -22,7 +22,7 @@ from agent_core.config import PROVIDER_ENV, Settings
 from agent_core.errors import ConfigError, ModelConfigError
 
 if TYPE_CHECKING:  # `auth_methods` is part of initialize's answer, given before these load
-    from acp_server.handlers.greeting import ClientInfo
+    from acp_server.handlers.client import ClientInfo
     from acp_server.handlers.state import ServerState
     from acp_server.session import Session
 

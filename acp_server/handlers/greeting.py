@@ -3,31 +3,16 @@ so that ``front_door`` answers it before the event loop and the server are loade
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from acp_server import __version__
 from acp_server.handlers import params
 from acp_server.handlers.auth import auth_methods
+from acp_server.handlers.client import ClientInfo
 from acp_server.jsonrpc.values import as_object
 from acp_server.protocol.methods import PROTOCOL_VERSION
 from agent_core.config import Settings
 from agent_core.models.catalog import describe
-
-
-class ClientInfo(NamedTuple):
-    """What ``initialize`` told us about the editor."""
-
-    name: str = "unknown"
-    capabilities: Mapping[str, Any] = MappingProxyType({})
-
-    def can(self, *path: str) -> bool:
-        """``can("fs", "readTextFile")``: is that capability advertised (true or an object)?"""
-        node: Any = self.capabilities
-        for key in path:
-            node = (as_object(node) or {}).get(key)
-        return node is True or as_object(node) is not None
 
 
 def greet(raw: Any, settings: Settings) -> tuple[ClientInfo, dict[str, Any]]:

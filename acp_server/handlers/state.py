@@ -11,7 +11,7 @@ import anyio
 import anyio.abc
 
 from acp_server.bridge.modes import SessionOptions
-from acp_server.handlers.greeting import ClientInfo
+from acp_server.handlers.client import ClientInfo
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RESOURCE_NOT_FOUND, RpcError
 from acp_server.session import Restored, Session, SessionSetup
