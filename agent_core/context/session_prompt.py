@@ -11,14 +11,21 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agent_core.context.prompt import Environment, build_system_prompt
 from agent_core.events import NoticeRaised
 
 if TYPE_CHECKING:
-    from agent_core.memory import Memory
     from agent_core.skills.catalog import Catalog
+
+
+class Remembered(Protocol):
+    """The agent's memory (``agent_core.memory.Memory``), as a prompt takes it."""
+
+    def snapshot(self) -> tuple[str, list[tuple[Path, str]]]:
+        """The prompt's memory section, and the files left out (why)."""
+        ...
 
 
 class SessionPrompts:
@@ -31,7 +38,7 @@ class SessionPrompts:
         *,
         editor: tuple[str, str] | None = None,  # the editor's own system prompt: (mode, text)
         user_files: Sequence[Path] = (),  # the user's own instruction files
-        memory: Memory | None = None,  # None: memory is off
+        memory: Remembered | None = None,  # None: memory is off
         skills: Callable[[], Catalog] | None = None,  # the skills on disk now; None: off
     ) -> None:
         self.cwd, self.additional = roots[0], tuple(roots[1:])
