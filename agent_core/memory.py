@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from agent_core.atomic import write_atomically
-from agent_core.config import Settings
 from agent_core.errors import ToolError
+from agent_core.memory_settings import MemorySettings
 from agent_core.safety.injection import screen
 from agent_core.safety.secrets import secret_in_text
 
@@ -176,7 +176,16 @@ def _find(entries: list[str], match: str, kind: Kind) -> int:
     return found[0]
 
 
-def memory_of(settings: Settings) -> Memory | None:
+class MemoryHome(Protocol):
+    """What ``memory_of`` reads of the settings (``agent_core.config.Settings``)."""
+
+    @property
+    def home(self) -> Path: ...
+    @property
+    def memory(self) -> MemorySettings: ...
+
+
+def memory_of(settings: MemoryHome) -> Memory | None:
     """The agent's memory files under the home, unless ``[memory] enabled = false``."""
     if not settings.memory.enabled:
         return None

@@ -15,3 +15,4 @@ MODE_NAMES: dict[Mode, tuple[str, str]] = {
         "No prompts, except dangerous commands and paths outside the workspace",
     ),
 }
+MODES: tuple[Mode, ...] = tuple(MODE_NAMES)

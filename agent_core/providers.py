@@ -64,10 +64,15 @@ class ProviderSettings(NamedTuple):
         return f"{self.name} needs an API key: set {where}"
 
 
+# The built-in providers reached with an API key, which ``heron login`` saves and ``logout``
+# removes (``agent_core.config_keys``): name -> key and URL variables; the API is the name.
+PROVIDER_ENV: dict[str, tuple[str, str]] = {
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    "openai-chat": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+}
 BUILT_IN: dict[str, tuple[str, str | None, str | None]] = {  # name: api, key and URL variables
-    "anthropic": ("anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
-    "openai": ("openai", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
-    "openai-chat": ("openai-chat", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    **{name: (name, key, url) for name, (key, url) in PROVIDER_ENV.items()},
     "bedrock": ("bedrock", "AWS_BEARER_TOKEN_BEDROCK", "ANTHROPIC_BEDROCK_BASE_URL"),
     "vertex": ("vertex", None, "ANTHROPIC_VERTEX_BASE_URL"),
     "scripted": ("scripted", None, None),

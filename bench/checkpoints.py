@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 
 from agent_core.checkpoints.session import Checkpoints, session_checkpoints
-from agent_core.config import CheckpointSettings
+from agent_core.checkpoints.settings import CheckpointSettings
 from bench.figures import Figure
 
 FOLDERS, FILES = 200, 100  # 20,000 small source files

@@ -12,8 +12,8 @@ import pytest
 from pydantic import BaseModel
 
 from agent_core.approvals import Permissions
-from agent_core.config import DelegationSettings
 from agent_core.delegation.digest import Digest
+from agent_core.delegation.settings import DelegationSettings
 from agent_core.delegation.tool import Delegate, DelegateArguments, Subagents
 from agent_core.errors import ModelConfigError, ToolError
 from agent_core.events import Event, ToolCallStarted, ToolCallUpdated

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.config import DiagnosticsSettings, load_settings
+from agent_core.config import load_settings
 from agent_core.diagnostics.launching import Refused, ServerLauncher
 from agent_core.diagnostics.servers import LanguageServerSpec, finder, safe_search_path
+from agent_core.diagnostics.settings import DiagnosticsSettings
 from agent_core.errors import ConfigError
 from agent_core.safety.sandbox.settings import SandboxSettings
 

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from agent_core.config import ProviderSettings
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -22,6 +21,7 @@ from agent_core.models.base import UNSEEN_IMAGE, ModelRequest, ToolSpec
 from agent_core.models.catalog import ModelInfo, describe
 from agent_core.models.openai import OpenAIResponsesModel, responses_body, to_responses_params
 from agent_core.models.openai_chat import OpenAIChatModel, chat_body, to_chat_params
+from agent_core.providers import ProviderSettings
 
 TOOL = ToolSpec(
     "read_file", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
@@ -108,7 +108,7 @@ def test_chat_messages_put_tool_results_right_after_the_call() -> None:
 
 
 def test_catalog_knows_families_and_config_overrides_them() -> None:
-    from agent_core.config import ModelSettings
+    from agent_core.models.settings import ModelSettings
 
     assert describe("anthropic", "claude-sonnet-4-5").context_window == 200_000
     assert describe("openai-chat", "qwen3-coder").images is False

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from agent_core.config import RetrySettings
 from agent_core.errors import (
     AuthenticationFailed,
     BadRequest,
@@ -28,6 +27,7 @@ from agent_core.models.base import (
     TextDelta,
 )
 from agent_core.models.resilient import ResilientModel
+from agent_core.models.settings import RetrySettings
 
 pytestmark = pytest.mark.anyio
 REQUEST = ModelRequest("sys", (UserMessage((TextPart("hi"),)),))

@@ -29,9 +29,9 @@ import anyio
 
 from agent_core.checkpoints.coverage import Coverage, coverage
 from agent_core.checkpoints.plan import RestorePlan, Turn, plan_restore
+from agent_core.checkpoints.settings import CheckpointSettings
 from agent_core.checkpoints.shadow import REF_ROOT, ShadowRepository, Snapshot
 from agent_core.checkpoints.shadow_git import LIMIT_S, ShadowError
-from agent_core.config import CheckpointSettings
 from agent_core.errors import HeronError
 
 T = TypeVar("T")

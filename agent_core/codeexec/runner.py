@@ -17,8 +17,8 @@ import anyio.abc
 
 from agent_core.codeexec.interpreter import Interpreter
 from agent_core.codeexec.rpc import Dispatch, ToolCallServer
+from agent_core.codeexec.settings import CodeExecutionSettings
 from agent_core.codeexec.stub import StubTool, render
-from agent_core.config import CodeExecutionSettings
 from agent_core.safety.sandbox.confinement import Confinement
 from agent_core.terminal import exited, signal_group, terminate_group
 

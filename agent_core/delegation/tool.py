@@ -21,8 +21,8 @@ import anyio
 from pydantic import BaseModel, Field
 
 from agent_core.approvals import ApprovalCancelled
-from agent_core.config import DelegationSettings
 from agent_core.delegation.digest import Digest
+from agent_core.delegation.settings import DelegationSettings
 from agent_core.errors import HeronError, ToolError
 from agent_core.events import (
     Event,

@@ -23,13 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from agent_core.diagnostics.servers import LanguageServerSpec, safe_search_path
+from agent_core.diagnostics.settings import LaunchSettings
 from agent_core.safety.sandbox.settings import SandboxSettings
-
-if TYPE_CHECKING:
-    from agent_core.config import Settings
 
 ENV = "/usr/bin/env"
 # A confined server's caches (gopls's, Go's build cache, TypeScript's typings...) go to a folder
@@ -46,7 +44,7 @@ class ServerLaunch(NamedTuple):
 
 
 def launcher_for(
-    settings: Settings,
+    settings: LaunchSettings,
     roots: tuple[Path, ...],
     search_path: str,
     scrubbed: Sequence[str],

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from agent_core.config import ProviderSettings
 from agent_core.errors import ModelConfigError, StreamInterrupted
 from agent_core.messages import (
     AssistantMessage,
@@ -35,6 +34,7 @@ from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, from_status
 from agent_core.models.platforms import PLATFORMS, platform_client
+from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic

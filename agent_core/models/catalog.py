@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-from agent_core.config import ModelSettings
 from agent_core.models import known
+from agent_core.models.settings import ModelSettings
 
 CONFIG, DEFAULT = "config", "default"
 FIGURES = (

@@ -11,9 +11,9 @@ from typing import Protocol, runtime_checkable
 
 import anyio
 
-from agent_core.config import Settings
 from agent_core.errors import ModelError
 from agent_core.models.registry import single_model
+from agent_core.models.settings import ConfiguredModels
 
 TIMEOUT = 5.0
 
@@ -30,14 +30,14 @@ class Checked:
     said: str  # what was found, or what is wrong and how to fix it
 
 
-def configured(settings: Settings) -> list[str]:
+def configured(settings: ConfiguredModels) -> list[str]:
     """The models a session may use (the model, then the fallbacks) that have a provider to ask."""
     specs = [settings.model, *settings.fallback_models]
     return list(dict.fromkeys(s for s in specs if s and not s.startswith("scripted:")))
 
 
 async def check_all(
-    settings: Settings, specs: Sequence[str], within: float = TIMEOUT
+    settings: ConfiguredModels, specs: Sequence[str], within: float = TIMEOUT
 ) -> list[Checked]:
     """Every model in ``specs`` checked in parallel; the answers in the order asked."""
     answers: dict[str, Checked] = {}
@@ -51,7 +51,7 @@ async def check_all(
     return [answers[spec] for spec in specs]
 
 
-async def check(settings: Settings, spec: str, within: float = TIMEOUT) -> Checked:
+async def check(settings: ConfiguredModels, spec: str, within: float = TIMEOUT) -> Checked:
     provider = spec.partition(":")[0]
     started = time.monotonic()
     try:

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from agent_core.config import Settings
 from agent_core.models.catalog import SUGGESTED
-from agent_core.providers import BUILT_IN, ProviderSettings
+from agent_core.models.settings import ConfiguredModels
+from agent_core.providers import APIS, BUILT_IN, ProviderSettings
 
-THINKING_APIS = ("anthropic", "openai", "openai-chat", "bedrock", "vertex")
 LISTED_APIS = ("anthropic", "openai", "openai-chat")  # the ones with a models endpoint
 
 
@@ -25,7 +24,7 @@ class ModelOption:
 
 
 def model_options(
-    settings: Settings, current: str, listed: Mapping[str, tuple[str, ...]] | None = None
+    settings: ConfiguredModels, current: str, listed: Mapping[str, tuple[str, ...]] | None = None
 ) -> tuple[ModelOption, ...]:
     """The picker's entries, each once, in order: current, configured, listed, suggested."""
     configured = [settings.model, *settings.fallback_models, *settings.models]
@@ -46,7 +45,7 @@ def model_options(
     return tuple(seen.values())
 
 
-def listable(settings: Settings, in_use: Iterable[str] = ()) -> dict[str, ProviderSettings]:
+def listable(settings: ConfiguredModels, in_use: Iterable[str] = ()) -> dict[str, ProviderSettings]:
     """The providers whose models endpoint the picker lists: those named in config.toml or by
     a preset's key, the built-ins with a key (``openai-chat`` when it is not OpenAI itself), and
     any a model in use (``in_use``: specs) or configured names."""
@@ -65,12 +64,13 @@ def listable(settings: Settings, in_use: Iterable[str] = ()) -> dict[str, Provid
     return chosen
 
 
-def _keyed_built_in(name: str, settings: Settings) -> bool:
+def _keyed_built_in(name: str, settings: ConfiguredModels) -> bool:
     provider = settings.provider(name)
     if name == "openai-chat":  # the same endpoint and key as openai, unless openai has none
         return bool(provider.base_url) and not settings.provider("openai").api_key
     return bool(provider.api_key)
 
 
-def takes_thought_level(spec: str, settings: Settings) -> bool:
-    return settings.provider(spec.partition(":")[0]).api in THINKING_APIS
+def takes_thought_level(spec: str, settings: ConfiguredModels) -> bool:
+    # Every API Heron speaks takes a thought level; "scripted" does not.
+    return settings.provider(spec.partition(":")[0]).api in APIS

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from agent_core.config import ProviderSettings
+from agent_core.providers import ProviderSettings
 
 Client = TypeVar("Client")
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from agent_core.config import Settings
 from agent_core.models import known
 from agent_core.models.catalog import CONFIG, DEFAULT, FIGURES, ModelInfo, describe
+from agent_core.models.settings import ConfiguredModels
 
 LISTED = ("anthropic", "openai")  # the providers whose whole catalogue is listed unasked
 
 
-def known_models(settings: Settings, wanted: str = "") -> list[tuple[str, ModelInfo]]:
+def known_models(settings: ConfiguredModels, wanted: str = "") -> list[tuple[str, ModelInfo]]:
     """``(provider:model, figures)`` sorted by name: the configured models, and the models.dev
     catalogue of each provider (a Chat Completions server's only when ``wanted`` filters it);
     ``wanted`` keeps the names that contain it, whatever the case. Reads the models.dev data."""

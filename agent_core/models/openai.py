@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from agent_core.config import ProviderSettings
 from agent_core.errors import ModelError, StreamInterrupted
 from agent_core.json_text import json_object
 from agent_core.messages import (
@@ -30,6 +29,7 @@ from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, with_arr
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, from_status
+from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

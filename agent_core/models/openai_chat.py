@@ -9,7 +9,6 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agent_core.config import ProviderSettings
 from agent_core.errors import StreamInterrupted
 from agent_core.json_text import json_object
 from agent_core.messages import (
@@ -25,6 +24,7 @@ from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen
 from agent_core.models.body import EncodedHistory, dumps, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.openai import OpenAIClient
+from agent_core.providers import ProviderSettings
 
 FINISH: dict[str | None, FinishReason] = {
     "stop": "end_turn",

@@ -8,20 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent_core.config import ProviderSettings, Settings
 from agent_core.errors import ModelConfigError
 from agent_core.models.base import Model
 from agent_core.models.catalog import ModelInfo, describe
 from agent_core.models.resilient import ResilientModel
+from agent_core.models.settings import ConfiguredModels
 from agent_core.presets import PRESETS
+from agent_core.providers import ProviderSettings
 
-ModelFactory = Callable[[str, ProviderSettings, Settings], Model]
+ModelFactory = Callable[[str, ProviderSettings, ConfiguredModels], Model]
 
 
 # Adapters load with the first session that uses them.
 
 
-def _anthropic(model_id: str, provider: ProviderSettings, settings: Settings) -> Model:
+def _anthropic(model_id: str, provider: ProviderSettings, settings: ConfiguredModels) -> Model:
     from agent_core.models.anthropic import AnthropicModel
 
     if provider.api == "anthropic":
@@ -29,7 +30,7 @@ def _anthropic(model_id: str, provider: ProviderSettings, settings: Settings) ->
     return AnthropicModel(model_id, provider, _info("anthropic", model_id, provider, settings))
 
 
-def _openai(model_id: str, provider: ProviderSettings, settings: Settings) -> Model:
+def _openai(model_id: str, provider: ProviderSettings, settings: ConfiguredModels) -> Model:
     from agent_core.models.openai import OpenAIResponsesModel
 
     if not provider.local:
@@ -38,7 +39,7 @@ def _openai(model_id: str, provider: ProviderSettings, settings: Settings) -> Mo
     return OpenAIResponsesModel(model_id, provider, info)
 
 
-def _openai_chat(model_id: str, provider: ProviderSettings, settings: Settings) -> Model:
+def _openai_chat(model_id: str, provider: ProviderSettings, settings: ConfiguredModels) -> Model:
     from agent_core.models.openai_chat import OpenAIChatModel
 
     if provider.name == "openai-chat" and not provider.api_key and not provider.base_url:
@@ -57,7 +58,7 @@ def _openai_chat(model_id: str, provider: ProviderSettings, settings: Settings) 
     return OpenAIChatModel(model_id, provider, info)
 
 
-def _scripted(script: str, provider: ProviderSettings, settings: Settings) -> Model:
+def _scripted(script: str, provider: ProviderSettings, settings: ConfiguredModels) -> Model:
     from agent_core.models.scripted import ScriptedModel
 
     return ScriptedModel.load(script)
@@ -73,7 +74,7 @@ API: dict[str, ModelFactory] = {  # a provider's wire API -> how its models are 
 }
 
 
-def create_model(spec: str | None, settings: Settings) -> Model:
+def create_model(spec: str | None, settings: ConfiguredModels) -> Model:
     """The configured model with its fallbacks; raises ``ModelConfigError`` with the fix."""
     if not spec:
         raise ModelConfigError(
@@ -86,12 +87,12 @@ def create_model(spec: str | None, settings: Settings) -> Model:
     return ResilientModel(chain, settings.retry)
 
 
-def provider_names(settings: Settings) -> list[str]:
+def provider_names(settings: ConfiguredModels) -> list[str]:
     """Every name a model spec may start with: the configured providers, then the presets."""
     return list(dict.fromkeys([*settings.providers, *PRESETS]))
 
 
-def single_model(spec: str, settings: Settings) -> Model:
+def single_model(spec: str, settings: ConfiguredModels) -> Model:
     """One model, without fallbacks or retries (``heron doctor`` checks each alone)."""
     name, _, model_id = spec.partition(":")
     provider = settings.provider(name)
@@ -105,7 +106,9 @@ def single_model(spec: str, settings: Settings) -> Model:
     return factory(model_id, provider, settings)
 
 
-def _info(api: str, model_id: str, provider: ProviderSettings, settings: Settings) -> ModelInfo:
+def _info(
+    api: str, model_id: str, provider: ProviderSettings, settings: ConfiguredModels
+) -> ModelInfo:
     """What is known of the model: by its API's catalogue, overridden by
     ``[models."<provider>:<model>"]`` under the provider's own name."""
     return describe(api, model_id, settings.models.get(f"{provider.name}:{model_id}"))

@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 import anyio
 
-from agent_core.config import RetrySettings
 from agent_core.errors import (
     ModelError,
     ModelNotFound,
@@ -26,6 +25,7 @@ from agent_core.errors import (
     StreamInterrupted,
 )
 from agent_core.models.base import Model, ModelRequest, StatusNotice, StreamEvent
+from agent_core.models.settings import RetrySettings
 
 FALLBACK_ADVICE = ", or name another model to take over in fallback_models (config.toml)"
 

@@ -9,7 +9,10 @@ are not unless ``shared = "all"``: those are another agent's personal setup.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from agent_core.config_values import choice, number
+from agent_core.errors import ConfigError
 
 SHARED = ("none", "project", "all")
 SHARED_FOLDERS = (".agents/skills", ".claude/skills")
@@ -24,6 +27,20 @@ class SkillSettings(NamedTuple):
     # .agents/skills and .claude/skills: "none", "project" (the workspace's), "all" (also ~/'s)
     shared: str = "project"
     max_chars: int = 20_000  # a loaded SKILL.md or file beside it is cut here
+
+
+def read_skills(section: dict[str, Any]) -> SkillSettings:
+    defaults = SkillSettings()
+    flags = {
+        key: section.get(key, getattr(defaults, key)) for key in ("enabled", "project", "user")
+    }
+    if not all(isinstance(value, bool) for value in flags.values()):
+        raise ConfigError("config.toml: [skills] enabled, project and user must be true or false")
+    return SkillSettings(
+        **flags,
+        shared=choice(section, "shared", SHARED) or defaults.shared,
+        max_chars=int(number(section, "max_chars", defaults.max_chars, minimum=1000)),
+    )
 
 
 class SkillFolder(NamedTuple):

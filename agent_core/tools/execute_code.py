@@ -19,8 +19,8 @@ from pydantic import BaseModel, Field
 from agent_core.approvals import ApprovalCancelled, ApprovalRequest
 from agent_core.codeexec.interpreter import Interpreter, own_interpreter, project_interpreter
 from agent_core.codeexec.runner import ScriptRun, run_script
+from agent_core.codeexec.settings import CodeExecutionSettings
 from agent_core.codeexec.stub import StubTool, python_name, signature
-from agent_core.config import CodeExecutionSettings
 from agent_core.errors import ToolError
 from agent_core.events import (
     Event,

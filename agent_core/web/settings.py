@@ -3,7 +3,11 @@ module because config is on the start-up path and must not load the HTTP client.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from agent_core.config_values import choice, number, string, strings, table
+from agent_core.errors import ConfigError
 
 SEARCH_BACKENDS = ("brave", "searxng", "tavily", "exa")
 
@@ -37,3 +41,31 @@ class WebSettings(NamedTuple):
 
 # The variable a backend's key is read from when config.toml names none (``api_key_env``).
 KEY_VARIABLES = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY", "exa": "EXA_API_KEY"}
+
+
+def read_web(section: dict[str, Any], env: Mapping[str, str]) -> WebSettings:
+    """``allow_private`` is true, false, or a list of hosts and networks; the search key comes
+    from ``api_key``, else the variable ``api_key_env`` names (or the backend's own), looked up
+    in ``env``."""
+    defaults, private, hosts = WebSettings(), section.get("allow_private", False), ()
+    if isinstance(private, list):
+        private, hosts = False, tuple(strings(section, "allow_private"))
+    if not isinstance(private, bool):
+        raise ConfigError("config.toml: [web] allow_private must be true, false or a list")
+    search = table(section, "search", "[web.search]")
+    backend = choice(search, "backend", SEARCH_BACKENDS)
+    variable = string(search, "api_key_env") or KEY_VARIABLES.get(backend or "")
+    return WebSettings(
+        allow_private=private,
+        allowed_hosts=hosts,
+        max_bytes=int(number(section, "max_bytes", defaults.max_bytes, minimum=1000)),
+        max_chars=int(number(section, "max_chars", defaults.max_chars, minimum=1000)),
+        timeout=number(section, "timeout", defaults.timeout, minimum=0.1),
+        max_redirects=int(number(section, "max_redirects", defaults.max_redirects, minimum=0)),
+        search=SearchSettings(
+            backend,
+            string(search, "api_key") or (env.get(variable) if variable else None),
+            string(search, "base_url"),
+            int(number(search, "max_results", defaults.search.max_results, minimum=1)),
+        ),
+    )
