@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from acp_server.handlers.client import ClientInfo
 from acp_server.handlers.state import SessionFactory
 from acp_server.jsonrpc.connection import Connection
-from acp_server.session import (
+from acp_server.session import Session
+from acp_server.session_parts import (
     ModelChoice,
     Restored,
     Save,
-    Session,
     SessionParts,
     SessionSetup,
     SystemPrompt,

@@ -13,7 +13,8 @@ from acp_server.handlers.model_lists import refresh_model_lists
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
-from acp_server.session import Restored, Session, SessionSetup
+from acp_server.session import Session
+from acp_server.session_parts import Restored, SessionSetup
 from agent_core.errors import HeronError
 
 

@@ -14,7 +14,8 @@ from acp_server.bridge.modes import SessionOptions
 from acp_server.handlers.client import ClientInfo
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RESOURCE_NOT_FOUND, RpcError
-from acp_server.session import Restored, Session, SessionSetup
+from acp_server.session import Session
+from acp_server.session_parts import Restored, SessionSetup
 from agent_core.config import ConfigWatch, Settings
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered

@@ -17,7 +17,8 @@ from acp_server.handlers.sessions import session_reply
 from acp_server.handlers.state import ServerState, unknown_session
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
-from acp_server.session import Restored, Session, SessionSetup
+from acp_server.session import Session
+from acp_server.session_parts import Restored, SessionSetup
 from agent_core.errors import HeronError, SessionNotFound
 from agent_core.sessions.store import SessionRecord, StoredSession
 
