@@ -143,16 +143,15 @@ class Agent:
                 if not calls:
                     yield TurnEnded(self._finish)
                     return
+                cancelled = False  # the user cancelled a question (an except* clause cannot return)
                 try:
                     async with aclosing(
                         self._runner.run(calls, images=self.model.accepts_images)
                     ) as events:
                         async for event in events:
                             yield event
-                except* ApprovalCancelled:  # the user cancelled a permission question
+                except* ApprovalCancelled:
                     cancelled = True
-                else:
-                    cancelled = False
                 if cancelled:
                     yield TurnEnded("cancelled")
                     return
