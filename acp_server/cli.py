@@ -20,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from acp_server import __version__
     from agent_core.config import heron_home
+    from agent_core.providers import PROVIDER_ENV
 
     parser = argparse.ArgumentParser(
         prog="heron",
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     models.add_argument("filter", nargs="?", default="", help="only names containing this")
     login = commands.add_parser("login", help="choose a provider and store its API key")
-    login.add_argument("--provider", choices=("anthropic", "openai", "openai-chat"))
+    login.add_argument("--provider", choices=tuple(PROVIDER_ENV))
     parsed = parser.parse_args(args)
     if parsed.command == "acp":
         return run_acp(model=parsed.model)

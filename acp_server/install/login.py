@@ -14,8 +14,9 @@ from typing import TextIO
 from agent_core.config import load_settings
 from agent_core.config_keys import DEFAULT_MODELS, store_api_key
 from agent_core.errors import ConfigError
+from agent_core.providers import PROVIDER_ENV
 
-PROVIDERS = ("anthropic", "openai", "openai-chat")
+PROVIDERS = tuple(PROVIDER_ENV)  # the built-in providers reached with a key
 
 
 def run_login(
