@@ -34,12 +34,12 @@ from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, from_status
 from agent_core.models.platforms import PLATFORMS, platform_client
-from agent_core.providers import ProviderSettings
+from agent_core.providers import PROVIDER_ENV, ProviderSettings
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
-KEY_VARIABLE = "ANTHROPIC_API_KEY"
+KEY_VARIABLE = PROVIDER_ENV["anthropic"][0]
 CACHE = {"type": "ephemeral"}
 LABELS = {"anthropic": "Anthropic", "bedrock": "AWS Bedrock", "vertex": "Google Vertex AI"}
 THINKING_BUDGET = {"low": 2048, "medium": 8192, "high": 24576}
