@@ -21,7 +21,8 @@ import anyio.abc
 from acp_server.bridge.modes import SessionOptions, session_options
 from acp_server.bridge.updates import to_iso_time
 from acp_server.session_parts import SessionParts, SessionSetup
-from agent_core.config import ConfigWatch, ProviderSettings
+from agent_core.config import ConfigWatch
+from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.events import Event, StopReason

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from agent_core.config import ProviderSettings
 from agent_core.mcp.servers import McpServerSpec
+from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from acp_server.bridge.stream import UpdateStream

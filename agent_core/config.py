@@ -34,7 +34,6 @@ from agent_core.mcp.settings import McpTimeouts, read_servers, read_timeouts
 from agent_core.memory_settings import MemorySettings, read_memory
 from agent_core.models.settings import ModelSettings, RetrySettings, read_models, read_retry
 from agent_core.modes import MODES
-from agent_core.providers import PROVIDER_ENV as PROVIDER_ENV  # acp_server.handlers.auth's
 from agent_core.providers import ProviderSettings, read_providers, unconfigured
 from agent_core.safety.sandbox.settings import SandboxSettings, read_sandbox
 from agent_core.skills.settings import SkillSettings, read_skills

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from acp_server.handlers import params
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
-from agent_core.config import PROVIDER_ENV, Settings
+from agent_core.config import Settings
 from agent_core.errors import ConfigError, ModelConfigError
+from agent_core.providers import PROVIDER_ENV
 
 if TYPE_CHECKING:  # `auth_methods` is part of initialize's answer, given before these load
     from acp_server.handlers.client import ClientInfo
