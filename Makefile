@@ -3,6 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 SCHEMA_DIR := vendor/acp-schema
+SCHEMA_OVERLAY := $(SCHEMA_DIR)/overlay-1.34.json
 INSTALLED := $(VENV)/.installed
 NODE_DEPS := tests/node/node_modules/.installed
 VSCODE := editor-extensions/vscode
@@ -53,6 +54,7 @@ lint: $(INSTALLED) ## ruff format check, ruff lint, pyright strict, import contr
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/pyright
+	$(BIN)/pyright tools/overlay_schema.py
 	$(BIN)/lint-imports
 
 format: $(INSTALLED) ## apply ruff format and safe fixes
@@ -78,10 +80,15 @@ bench: $(INSTALLED) sandbox ## measure start-up, latency and memory; writes docs
 	$(BIN)/python -m compileall -q -x demo_project acp_server agent_core
 	$(BIN)/python -m bench --write docs/PERFORMANCE.md
 
-vendor-schema: ## copy a new ACP schema in: make vendor-schema NEW_SCHEMA=<folder>; then gen-schema
-	@test -n "$(NEW_SCHEMA)" || { echo "say where the new schema is: NEW_SCHEMA=<folder>" >&2; exit 1; }
-	cp $(NEW_SCHEMA)/schema.json $(NEW_SCHEMA)/meta.json $(SCHEMA_DIR)/
-	@sha256sum $(SCHEMA_DIR)/schema.json $(SCHEMA_DIR)/meta.json
+# schema.base.json is the official file as copied; schema.json is it with the overlay's parts
+# (the stable parts of a newer schema than could be had) that it lacks. Without NEW_SCHEMA the
+# overlay is applied again to the base already here.
+vendor-schema: $(INSTALLED) ## copy a new ACP schema in (NEW_SCHEMA=<folder>), apply the overlay; then gen-schema
+	@if [ -n "$(NEW_SCHEMA)" ]; then \
+	  cp $(NEW_SCHEMA)/schema.json $(SCHEMA_DIR)/schema.base.json && cp $(NEW_SCHEMA)/meta.json $(SCHEMA_DIR)/; \
+	else echo "no NEW_SCHEMA=<folder>: applying $(SCHEMA_OVERLAY) to the base already vendored"; fi
+	$(BIN)/python tools/overlay_schema.py --base $(SCHEMA_DIR)/schema.base.json --overlay $(SCHEMA_OVERLAY) --out $(SCHEMA_DIR)/schema.json
+	@sha256sum $(SCHEMA_DIR)/schema.base.json $(SCHEMA_DIR)/schema.json $(SCHEMA_DIR)/meta.json
 
 gen-schema: $(INSTALLED) ## regenerate acp_server/protocol/ from the vendored ACP JSON schema
 	$(BIN)/python tools/gen_schema.py --schema $(SCHEMA_DIR)/schema.json --meta $(SCHEMA_DIR)/meta.json --out acp_server/protocol
