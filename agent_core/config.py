@@ -72,6 +72,9 @@ class Settings(NamedTuple):
     user_instructions: tuple[Path, ...] = ()
     skills: SkillSettings = SkillSettings()
     web: WebSettings = WebSettings()
+    # The variables whose provider keys are ignored since an ACP `logout` (`ConfigWatch`):
+    # set in the environment, read as if unset until the user logs in again.
+    ignored_keys: tuple[str, ...] = ()
 
     @property
     def config_file(self) -> Path:
@@ -164,28 +167,84 @@ class ConfigWatch:
     inode changes even within one clock tick). A file that stops being valid gives the
     settings without it, and ``problem`` says why, as at start-up. The environment is read
     again too, but it does not change while Heron runs.
+
+    Logged in or out: the environment cannot be changed from inside, so ``log_out()`` makes
+    this process read it as if the variables holding a provider's key were unset (the built-in
+    ones, ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, ..., a preset's, a named provider's
+    ``api_key_env``; whichever the settings read, worked out again at each reading, so a
+    provider added to the file while logged out is covered too). The settings then name them
+    in ``ignored_keys``. It lasts until the user logs in again, which is either
+
+    - ``log_in()`` (ACP ``authenticate``), or
+    - a reading of ``config.toml``, changed since ``log_out()``, that holds a provider's key
+      (``api_key`` under a ``[providers.<name>]``): what ``heron login`` saves, or the user
+      wrote by hand. An edit without a key (another model, a comment) leaves it logged out.
+
+    Logging in again brings every environment key back, not only the provider logged in to.
+    The keys already in the file when ``log_out()`` is called are the caller's to remove
+    (``config_keys.remove_api_keys``); a restart of the process forgets the state.
     """
 
     def __init__(self, *, model: str | None = None) -> None:
         self._model = model  # from the command line: it wins over the environment and the file
         self._file = heron_home() / "config.toml"
+        self._logged_out = False
         self._seen = _stamp(self._file)  # before reading: a change meanwhile is read next time
         self.settings, self.problem = self._load()
 
+    @property
+    def logged_out(self) -> bool:
+        """Whether the environment's provider keys are ignored (``log_out()``)."""
+        return self._logged_out
+
     def refresh(self) -> bool:
-        """Read the settings again if the file changed; whether it did."""
+        """Read the settings again if the file changed; whether it did. Logged out, a provider
+        key in the changed file logs in again."""
         stamp = _stamp(self._file)
         if stamp == self._seen:
             return False
         self._seen = stamp
-        self.settings, self.problem = self._load()
+        self.settings, self.problem = self._load(key_in_file_logs_in=True)
         return True
 
-    def _load(self) -> tuple[Settings, str | None]:
+    def log_out(self) -> tuple[str, ...]:
+        """Ignore the environment's provider keys from now on; the variables that hold one
+        (ignored until ``log_in()`` or a key saved in the file; a restart brings them back)."""
+        self._logged_out = True
+        self._seen = _stamp(self._file)
+        self.settings, self.problem = self._load()
+        return self.settings.ignored_keys
+
+    def log_in(self) -> None:
+        """Use the environment's provider keys again (after ``log_out()``)."""
+        if self._logged_out:
+            self._logged_out = False
+            self._seen = _stamp(self._file)
+            self.settings, self.problem = self._load()
+
+    def _load(self, *, key_in_file_logs_in: bool = False) -> tuple[Settings, str | None]:
+        settings, problem = self._read(os.environ)
+        if not self._logged_out:
+            return settings, problem
+        hidden = _provider_key_variables(settings, os.environ)
+        masked, problem = self._read({k: v for k, v in os.environ.items() if k not in hidden})
+        # Masked, a provider that still has a key has it from the file: saved since log_out().
+        if key_in_file_logs_in and any(p.api_key for p in masked.providers.values()):
+            self._logged_out = False
+            return settings, problem
+        return masked._replace(ignored_keys=tuple(sorted(hidden))), problem
+
+    def _read(self, environ: Mapping[str, str]) -> tuple[Settings, str | None]:
         try:
-            return load_settings(model=self._model), None
+            return load_settings(environ, model=self._model), None
         except ConfigError as exc:  # serve without the file; sessions report it
-            return load_settings(model=self._model, read_file=False), str(exc)
+            return load_settings(environ, model=self._model, read_file=False), str(exc)
+
+
+def _provider_key_variables(settings: Settings, environ: Mapping[str, str]) -> set[str]:
+    """The variables set in ``environ`` that the settings take a provider's key from."""
+    named = {p.key_variable for p in settings.providers.values() if p.key_variable}
+    return {name for name in named if environ.get(name)}
 
 
 def heron_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -247,6 +306,9 @@ def secrets_to_redact(settings: Settings) -> dict[str, str]:
             secrets.setdefault(
                 provider.key_variable or f"[providers.{name}] api_key", provider.api_key
             )
+    for name in settings.ignored_keys:  # unused since a logout, still secret
+        if value := os.environ.get(name):
+            secrets.setdefault(name, value)
     if key := settings.web.search.api_key:
         secrets.setdefault("WEB_SEARCH_API_KEY", key)
     return secrets

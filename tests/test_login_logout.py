@@ -143,19 +143,20 @@ def test_a_session_whose_key_was_refused_works_after_heron_login(
     ]
 
 
-def test_logout_says_a_key_from_the_environment_cannot_be_removed(
+def test_logout_ignores_a_key_from_the_environment_and_names_it(
     user: dict[str, str], workspace: Path
 ) -> None:
     config = Path(user["HERON_HOME"]) / "config.toml"
     config.write_text(CONFIG.format(url="http://127.0.0.1:9"))
     keys = {"ANTHROPIC_API_KEY": "sk-ant-env-0123456789", "OPENAI_API_KEY": "sk-unused-0123"}
-    with RawAgent({**user, **keys}) as agent:  # the model is Anthropic's: OpenAI's does not count
+    with RawAgent({**user, **keys}) as agent:  # the model is Anthropic's; OpenAI's key goes too
         agent.initialize()
-        error = agent.request("logout", {})["error"]
-        assert "ANTHROPIC_API_KEY" in error["message"] and "still logged in" in error["message"]
-        assert error["data"] == {"environment": ["ANTHROPIC_API_KEY"]}
-        assert "api_key" not in config.read_text()  # what Heron could remove, it did
-        assert "result" in new_session(agent, workspace)  # the environment's key still works
+        ignored = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]  # a restart brings them back
+        result = agent.request("logout", {})["result"]
+        assert result == {"_meta": {"heron": {"environmentKeysIgnored": ignored}}}
+        assert "api_key" not in config.read_text()  # the saved key went too
+        refused = new_session(agent, workspace)["error"]  # the environment's key is ignored
+        assert refused["code"] == -32000 and "ANTHROPIC_API_KEY" in refused["message"]
 
 
 def test_logout_leaves_a_file_it_cannot_edit_safely_alone(heron_home: Path) -> None:

@@ -6,6 +6,14 @@ this process runs, so every method that depends on it reads the file again when 
 (``ConfigWatch.refresh``: one ``stat`` otherwise): ``initialize``, ``authenticate``, the
 methods that open a session, ``logout``, and each prompt.
 
+``logout`` logs out whatever the key's source: it takes the keys ``heron login`` saved out of
+``config.toml``, and the process ignores the keys in its environment from then on
+(``ConfigWatch.log_out``: the settings are read as if those variables were unset, since Heron
+cannot unset them where the editor starts it). Logged out lasts until ``authenticate``, or
+until ``config.toml`` holds a provider's key again (``heron login``, or the user's edit); a
+restart of the agent also brings the environment's keys back, which the answer's ``_meta``
+and the log say.
+
 A running session keeps its model until its next prompt; that prompt builds the model again
 when the keys or endpoints it was built with changed. So a session whose key was refused
 works after ``heron login`` without being opened again, and after ``logout`` its next prompt
@@ -20,7 +28,6 @@ from acp_server.handlers import params
 from acp_server.jsonrpc.errors import AUTH_REQUIRED, INTERNAL_ERROR, RpcError
 from agent_core.config import Settings
 from agent_core.errors import ConfigError, ModelConfigError
-from agent_core.providers import PROVIDER_ENV
 
 if TYPE_CHECKING:  # `auth_methods` is part of initialize's answer, given before these load
     from acp_server.handlers.client import ClientInfo
@@ -32,8 +39,16 @@ LOGIN_METHOD = "heron-login"
 
 
 def api_key_help(settings: Settings) -> str:
-    """What to do for a key, naming the config file this agent really reads."""
-    return (
+    """What to do for a key, naming the config file this agent really reads (and, after a
+    ``logout``, the environment's keys it ignores)."""
+    ignored = ""
+    if settings.ignored_keys:
+        names = " and ".join(settings.ignored_keys)
+        ignored = (
+            f"You logged out: Heron ignores {names} in its environment until you log in again "
+            "(authenticate) or restart the agent. "
+        )
+    return ignored + (
         "Heron uses your model provider's API key. Run `heron login` in a terminal (it asks for "
         f"the provider and the key and stores them in {_config_file(settings)}; the running agent "
         "reads it from there, no restart needed), or set ANTHROPIC_API_KEY or OPENAI_API_KEY "
@@ -63,6 +78,11 @@ async def authenticate(state: ServerState, raw: Any) -> dict[str, Any]:
     method_id = params.string(params.as_object(raw), "methodId")
     if method_id not in (API_KEY_METHOD, LOGIN_METHOD):
         raise RpcError.invalid_params(f"unknown auth method {method_id!r}; use {API_KEY_METHOD!r}")
+    if state.config.logged_out:  # the environment's keys count again
+        import logging
+
+        state.config.log_in()
+        logging.getLogger("heron.auth").info("authenticate: logged in again")
     require_credentials(state)
     return {}
 
@@ -75,9 +95,14 @@ def require_credentials(state: ServerState) -> None:
 
 
 async def logout(state: ServerState, raw: Any) -> dict[str, Any]:
-    """Take the keys ``heron login`` saved out of ``config.toml``; then new sessions, and the
-    next prompt of open ones, ask for authentication again. A key the configured models would
-    still get from the environment is out of Heron's reach: that is an error naming it."""
+    """Log out of every key, whatever its source: take the keys ``heron login`` saved out of
+    ``config.toml``, and ignore the ones in the environment until the user logs in again. Then
+    new sessions, and the next prompt of open ones, answer -32000 as with no key at all.
+
+    The answer names the variables that still hold a key in ``_meta.heron.environmentKeysIgnored``
+    (a restart of the agent uses them again); without any, it is ``{}``."""
+    import logging
+
     from agent_core.config_keys import remove_api_keys
 
     if raw is not None:
@@ -86,22 +111,26 @@ async def logout(state: ServerState, raw: Any) -> dict[str, Any]:
         removed = remove_api_keys(state.settings.home)
     except ConfigError as exc:
         raise RpcError(INTERNAL_ERROR, f"Cannot log out: {exc}") from exc
-    state.config.refresh()
-    settings = state.settings
-    used = {spec.partition(":")[0] for spec in (settings.model or "", *settings.fallback_models)}
-    keyed = [p for p in PROVIDER_ENV if p in used and settings.provider(p).api_key]
-    left = sorted({PROVIDER_ENV[p][0] for p in keyed})  # the file has none now: the environment
-    if left:
-        names = " and ".join(left)
-        done = f"Removed the key saved in {settings.config_file}, but" if removed else "But"
-        raise RpcError(
-            INTERNAL_ERROR,
-            f"{done} {names} {'is' if len(left) == 1 else 'are'} set in the agent's environment, "
-            "which Heron cannot change: you are still logged in. Remove it from where your "
-            "editor starts Heron, then restart the agent.",
-            {"environment": left},
+    ignored = state.config.log_out()
+    log = logging.getLogger("heron.auth")
+    if removed:
+        log.info(
+            "logout: removed the key of %s from %s",
+            ", ".join(removed),
+            _config_file(state.settings),
         )
-    return {}
+    if not ignored:
+        return {}
+    one = len(ignored) == 1
+    log.info(
+        "logout: the %s in %s, set in the agent's environment, %s ignored until the user logs "
+        "in again (authenticate, or heron login); a restart of the agent uses %s again",
+        "key" if one else "keys",
+        " and ".join(ignored),
+        "is" if one else "are",
+        "it" if one else "them",
+    )
+    return {"_meta": {"heron": {"environmentKeysIgnored": list(ignored)}}}
 
 
 def follow_credentials(state: ServerState, session: Session) -> None:
@@ -110,8 +139,8 @@ def follow_credentials(state: ServerState, session: Session) -> None:
     from agent_core.models.registry import create_model
 
     state.config.refresh()
-    if state.config.problem is not None:  # a file being edited: keep the model as it is
-        return
+    if state.config.problem is not None and not state.config.logged_out:
+        return  # a file being edited: keep the model as it is (logged out: never its key)
     spec = session.model_spec
     now = state.settings.credentials(spec)
     if now == session.credentials:
