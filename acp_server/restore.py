@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 import anyio
 
 from acp_server.bridge.updates import to_session_update
-from agent_core.approvals import ApprovalRequest, Approver, Option
+from agent_core.approval.permissions import ApprovalRequest, Approver, Option
 from agent_core.checkpoints.plan import RestorePlan
 from agent_core.checkpoints.restore import Applied, apply, preview
 from agent_core.checkpoints.session import CheckpointError, Checkpoints
 from agent_core.events import Event, TextContent, ToolCallStarted, ToolCallUpdated
-from agent_core.workspace import Workspace
+from agent_core.ports.workspace import Workspace
 
 if TYPE_CHECKING:
     from acp_server.session import Session

@@ -140,11 +140,11 @@ async def _stop_on_signal(
 # Loaded while the editor is still sending `session/new` (no pydantic here): first what
 # `session/new` itself needs, then what the first prompt and the session methods need.
 PRELOAD = (
-    "agent_core.approvals",
-    "agent_core.permission_rules",
+    "agent_core.approval.permissions",
+    "agent_core.approval.rules",
     "agent_core.models.registry",
     "agent_core.mcp.pool",
-    "agent_core.terminal",
+    "agent_core.ports.runner",
     "agent_core.safety.git",
     "agent_core.safety.secrets",
     "agent_core.safety.sandbox.confinement",
@@ -153,7 +153,7 @@ PRELOAD = (
     "agent_core.sessions.store",
     "acp_server.bridge.approver",
     "acp_server.bridge.questions",
-    "acp_server.bridge.terminal",
+    "acp_server.bridge.editor_terminal",
     "acp_server.bridge.transcript",
     "agent_core.diagnostics.pool",
     "acp_server.bridge.diagnostics",

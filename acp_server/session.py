@@ -224,6 +224,15 @@ class Session:
         """Into the stored transcript with the next save, without sending it again."""
         self._parts.transcript.feed(update)
 
+    def owns(self, session_id: str) -> bool:
+        """Whether ``session_id`` is one of this session's subagents (at any depth)."""
+        return session_id in self._parts.stream.children.parents
+
+    def stop_subagent(self, session_id: str) -> None:
+        """Stop that subagent's work (``session/cancel`` on its id); its parent's turn goes on,
+        told that the user stopped it. Nothing, once it ended."""
+        self._parts.stream.children.stop(session_id)
+
     async def tell_about_history(self) -> None:
         """What the session's user has not yet heard about the session store: an unreadable
         history moved aside, this session not being saved (``ResilientStore.notices``)."""
@@ -402,7 +411,7 @@ class Session:
     async def close(self) -> None:
         """Stop what the session started: its commands, its MCP servers, its sandbox's leftovers,
         the language servers no other session uses."""
-        await self._parts.terminal.close()
+        await self._parts.runner.close()
         await self._parts.mcp.close()
         await self._parts.release()
         self._parts.sandbox.close()

@@ -15,16 +15,16 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from acp_server.bridge.stream import UpdateStream
     from acp_server.bridge.transcript import TranscriptBuilder
     from acp_server.bridge.writes import WriteBehind
-    from agent_core.approvals import Permissions
+    from agent_core.approval.permissions import Permissions
     from agent_core.checkpoints.session import Checkpoints
     from agent_core.events import NoticeRaised, UsageUpdated
     from agent_core.loop.agent import Agent
     from agent_core.mcp.pool import McpServers
     from agent_core.messages import Message
     from agent_core.models.base import Model
+    from agent_core.ports.runner import CommandRunner
+    from agent_core.ports.workspace import Workspace
     from agent_core.safety.sandbox.confinement import Confinement
-    from agent_core.terminal import Terminal
-    from agent_core.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class SessionParts:
 
     choice: ModelChoice
     permissions: Permissions
-    terminal: Terminal
+    runner: CommandRunner  # where its commands run: the editor's terminals, or here
     sandbox: Confinement
     stream: UpdateStream  # the session's updates, to the editor (and kept for replay)
     transcript: TranscriptBuilder

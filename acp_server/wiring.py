@@ -75,13 +75,14 @@ class _SessionWiring:
         language_servers: ServerPool,
     ) -> None:
         from acp_server.bridge.approver import EditorApprover
+        from acp_server.bridge.editor_terminal import EditorTerminal
         from acp_server.bridge.questions import EditorQuestioner
         from acp_server.bridge.stream import UpdateStream
-        from acp_server.bridge.terminal import EditorTerminal
         from acp_server.bridge.transcript import TranscriptBuilder
         from acp_server.bridge.workspace import EditorWorkspace
         from acp_server.bridge.writes import WriteBehind
-        from agent_core.approvals import Permissions
+        from agent_core.approval.permissions import Permissions
+        from agent_core.approval.rules import JsonRuleStore
         from agent_core.checkpoints.session import session_checkpoints
         from agent_core.config import scrubbed_environment
         from agent_core.context.session_prompt import SessionPrompts
@@ -92,13 +93,12 @@ class _SessionWiring:
         from agent_core.mcp.pool import McpServers
         from agent_core.mcp.servers import merge
         from agent_core.mcp.stdio import ProcessSetup
-        from agent_core.memory import memory_of
+        from agent_core.memory.notes import memory_of
         from agent_core.models.registry import create_model
-        from agent_core.permission_rules import JsonRuleStore
+        from agent_core.ports.runner import LocalRunner
         from agent_core.safety.git import HardenedGit
         from agent_core.safety.sandbox.confinement import Confinement
         from agent_core.safety.sandbox.detect import detect
-        from agent_core.terminal import LocalTerminal
 
         self.connection, self.settings, self.store = connection, settings, store
         self.setup, self.restored = setup, restored
@@ -119,6 +119,7 @@ class _SessionWiring:
             self.transcript,
             notices=client.can("session", "notices"),
             compaction=client.can("session", "compaction"),
+            subagents=client.can("subagents"),
         )
         self.report = self.stream.report
         self.writes = WriteBehind()
@@ -140,10 +141,10 @@ class _SessionWiring:
         self.questions = EditorQuestioner(
             connection, setup.session_id, elicitation=client.can("elicitation", "form")
         )
-        self.terminal = (
+        self.runner = (
             EditorTerminal(connection, setup.session_id)
             if client.can("terminal")
-            else LocalTerminal(environment.kept)
+            else LocalRunner(environment.kept)
         )
         confine_servers = settings.sandbox.mcp_servers and self.sandbox.active
         self.mcp = McpServers(
@@ -238,7 +239,7 @@ class _SessionWiring:
         return SessionParts(
             self.choice,
             self.permissions,
-            self.terminal,
+            self.runner,
             self.sandbox,
             self.stream,
             self.transcript,
@@ -330,7 +331,7 @@ class _SessionWiring:
             self.workspace,
             self.permissions,
             self.report,
-            self.terminal,
+            self.runner,
             self.sandbox,
             search_sessions=OtherSessions(self.store, self.setup.cwd, self.setup.session_id).search,
             checkpoints=self.checkpoints,

@@ -31,7 +31,7 @@ from agent_core.diagnostics.settings import DiagnosticsSettings, read_diagnostic
 from agent_core.errors import ConfigError
 from agent_core.mcp.servers import McpServerSpec
 from agent_core.mcp.settings import McpTimeouts, read_servers, read_timeouts
-from agent_core.memory_settings import MemorySettings, read_memory
+from agent_core.memory.settings import MemorySettings, read_memory
 from agent_core.models.settings import ModelSettings, RetrySettings, read_models, read_retry
 from agent_core.modes import MODES
 from agent_core.providers import ProviderSettings, read_providers, unconfigured

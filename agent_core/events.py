@@ -6,7 +6,8 @@ notifications with pure functions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
@@ -90,7 +91,17 @@ class ResourceContent:
     kind: Literal["resource"] = "resource"
 
 
-ToolContent = DiffContent | TerminalContent | TextContent | ImageContent | ResourceContent
+@dataclass(frozen=True)
+class SessionContent:
+    """A link to a subagent's own session: the one this call runs (``delegate``)."""
+
+    session_id: str
+    kind: Literal["session"] = "session"
+
+
+ToolContent = (
+    DiffContent | TerminalContent | TextContent | ImageContent | ResourceContent | SessionContent
+)
 
 
 @dataclass(frozen=True)
@@ -176,6 +187,41 @@ class ModeChanged:
 
 
 @dataclass(frozen=True)
+class SubagentStarted:
+    """A subagent began its work, as a session of its own (``session_id``) that the ``delegate``
+    call ``call_id`` runs. ``stop`` stops its work: its turn ends cancelled, the parent's goes
+    on, told so."""
+
+    session_id: str
+    call_id: str
+    title: str
+    task: str  # what it was asked: its first message
+    stop: Callable[[], None] = field(compare=False, repr=False)
+    kind: Literal["subagent_started"] = "subagent_started"
+
+
+@dataclass(frozen=True)
+class SubagentEvent:
+    """Something a subagent's turn did (its text, thoughts, tool calls, plan, notices; its own
+    subagents' events, wrapped again), told as the subagent's."""
+
+    session_id: str  # the subagent's
+    call_id: str  # the ``delegate`` call that runs it
+    event: Event
+    kind: Literal["subagent_event"] = "subagent_event"
+
+
+@dataclass(frozen=True)
+class SubagentEnded:
+    """A subagent's work ended: how (``error``: why it failed, when it did)."""
+
+    session_id: str
+    stop_reason: StopReason
+    error: str | None = None
+    kind: Literal["subagent_ended"] = "subagent_ended"
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     stop_reason: StopReason
     kind: Literal["turn_ended"] = "turn_ended"
@@ -191,5 +237,8 @@ Event = (
     | NoticeRaised
     | CompactionUpdated
     | ModeChanged
+    | SubagentStarted
+    | SubagentEvent
+    | SubagentEnded
     | TurnEnded
 )

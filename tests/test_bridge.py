@@ -11,7 +11,7 @@ from acp_server.bridge.approver import from_permission_result, to_permission_req
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
 from acp_server.bridge.modes import SessionOptions, to_config_options, to_modes, to_option_updates
 from acp_server.bridge.updates import to_session_update
-from agent_core.approvals import ApprovalRequest, options_for
+from agent_core.approval.permissions import ApprovalRequest, options_for
 from agent_core.events import (
     DiffContent,
     Location,

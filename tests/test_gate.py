@@ -1,4 +1,4 @@
-"""The approval gate (agent_core/gate.py): one call per action judges it once, applies the
+"""The approval gate (agent_core/approval/gate.py): one call per action judges it once, applies the
 approval table, asks when the table says so, and takes the turn's checkpoint when the action
 may change the workspace (``policy.changes_workspace``)."""
 
@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.approvals import ApprovalOutcome, ApprovalRequest, Permissions
+from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Permissions
 from agent_core.checkpoints.coverage import Coverage
 from agent_core.checkpoints.session import Checkpoint
 from agent_core.errors import ToolError
 from agent_core.events import Event, ToolCallUpdated
-from agent_core.gate import admit
+from agent_core.approval.gate import admit
 from agent_core.modes import Mode
-from agent_core.permission_rules import JsonRuleStore
+from agent_core.approval.rules import JsonRuleStore
 from agent_core.safety.findings import Judgement
 from agent_core.safety.judge import judge
 from agent_core.safety.policy import (
@@ -31,7 +31,7 @@ from agent_core.safety.policy import (
     changes_workspace,
     situation_of,
 )
-from agent_core.terminal import LocalTerminal
+from agent_core.ports.runner import LocalRunner
 from agent_core.tools.base import ToolContext
 from tests.support.sandbox import no_sandbox
 
@@ -91,7 +91,7 @@ def _context(
     permissions = Permissions(mode, user, rules, _nothing)
     sandbox = no_sandbox((tmp_path,))
     return ToolContext(
-        "c", Root(tmp_path), permissions, report, LocalTerminal({}), sandbox, checkpoints=turn
+        "c", Root(tmp_path), permissions, report, LocalRunner({}), sandbox, checkpoints=turn
     )
 
 

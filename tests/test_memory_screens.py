@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.errors import ToolError
-from agent_core.memory import Memory, refusal
+from agent_core.memory.notes import Memory, refusal
 from agent_core.safety.injection import PHRASES, normal_form, plain_form, screen
 from agent_core.safety.secrets import SECRET_VALUES, secret_in_text, secret_value
 from agent_core.skills.catalog import find_skills

@@ -13,7 +13,7 @@ import pytest
 
 from agent_core.errors import StorageError
 from agent_core.messages import Message
-from agent_core.permission_rules import JsonRuleStore
+from agent_core.approval.rules import JsonRuleStore
 from agent_core.sessions import disk
 from agent_core.sessions.resilient import RECOVERED_TITLE, UNSAVED_TITLE, ResilientStore
 from agent_core.sessions.sqlite import SqliteSessionStore

@@ -7,7 +7,7 @@ from typing import Any
 from acp_server.bridge.updates import to_location, to_tool_content
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.values import as_object
-from agent_core.approvals import ApprovalOutcome, ApprovalRequest, Option
+from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Option
 
 
 class EditorApprover:

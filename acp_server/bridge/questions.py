@@ -19,8 +19,8 @@ from acp_server.bridge.approver import from_permission_result, to_permission_req
 from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import METHOD_NOT_FOUND, RpcError
 from acp_server.jsonrpc.values import as_object
-from agent_core.approvals import ApprovalRequest, Option
-from agent_core.questions import Answer, Question
+from agent_core.approval.permissions import ApprovalRequest, Option
+from agent_core.ports.questions import Answer, Question
 
 log = logging.getLogger(__name__)
 

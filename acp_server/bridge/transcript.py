@@ -13,6 +13,11 @@ was shown, written in the same transaction as the items it follows: no schema mi
 change to the store port or its implementations, a fork copies it with the rest, and a session
 stored before usage was kept simply has none (nothing is sent, the meter starts at zero). A
 replay leaves the stored usage items out (``replay``); only the last one is sent, once.
+
+A subagent's transcript (``stream.UpdateStream``) joins its parent's when it ends (``adopt``):
+each of its items kept with its own session id, as the ``session/update`` params it replays as
+(``frames``). Its announcement and its end are the parent's items. An editor that takes no child
+sessions is replayed the parent's alone, without the links to them.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any, cast
 
 Item = dict[str, Any]
 CHUNKS = ("agent_message_chunk", "agent_thought_chunk")
+KEPT_WHOLE = ("plan", "subagent_update", "session_message")  # kept as sent
 USAGE = "usage_update"
 FINAL_FIELDS = ("status", "content", "locations", "rawOutput")
 
@@ -80,9 +86,16 @@ class TranscriptBuilder:
                     final["_meta"] = merged_meta(final.get("_meta"), value)
             if update.get("status") in ("completed", "failed"):
                 del self._open_calls[update["toolCallId"]]
-        elif kind == "plan":
+        elif kind in KEPT_WHOLE:
             self._close_text()
             self._items.append(dict(update))
+
+    def adopt(self, session_id: str, items: Sequence[Item]) -> None:
+        """A subagent's items (``session_id``'s), kept after this session's so far; its own
+        subagents' kept with theirs."""
+        self._close_text()
+        self._items += [item if "sessionId" in item else {"sessionId": session_id, "update": item}
+                        for item in items]  # fmt: skip
 
     def drain(self, *, finished: bool = False) -> list[Item]:
         """The items complete so far (all of them once the turn has ``finished``)."""
@@ -130,6 +143,41 @@ def replay(items: Sequence[str]) -> list[str]:
     older_plans = {n for n, item in enumerate(items) if _is(item, "plan")}
     older_plans.discard(max(older_plans, default=-1))
     return [item for n, item in enumerate(items) if n not in older_plans and not _is(item, USAGE)]
+
+
+def frames(session_id: str, items: Sequence[str], *, subagents: bool) -> list[bytes]:
+    """The ``session/update`` params that replay ``replay(items)`` in a session: its own items
+    under its id, its subagents' under theirs (left out, with the links to them, for an editor
+    that takes no child sessions: ``subagents`` False)."""
+    prefix = b'{"sessionId":%s,"update":' % json.dumps(session_id).encode()
+    sent: list[bytes] = []
+    for item in replay(items):
+        if item.startswith('{"sessionId"'):
+            if subagents:
+                sent.append(item.encode())
+            continue
+        if not subagents and ('"subagent_update"' in item or '"type":"session"' in item):
+            unlinked = _unlinked(cast(Item, json.loads(item)))
+            if unlinked is None:
+                continue
+            item = json.dumps(unlinked, separators=(",", ":"), ensure_ascii=False)
+        sent.append(prefix + item.encode() + b"}")
+    return sent
+
+
+def _unlinked(update: Item) -> Item | None:
+    """``update`` without what names a subagent's session; None when that is all it is."""
+    if update.get("sessionUpdate") == "subagent_update":
+        return None
+    content = update.get("content")
+    if isinstance(content, list):
+        kept: list[Any] = [c for c in cast(list[Any], content) if not _is_link(c)]
+        return {**update, "content": kept}
+    return update
+
+
+def _is_link(content: Any) -> bool:
+    return isinstance(content, dict) and cast(Item, content).get("type") == "session"
 
 
 def last_usage(items: Sequence[str]) -> Item | None:

@@ -21,6 +21,7 @@ from agent_core.events import (
     NoticeRaised,
     PlanUpdated,
     ResourceContent,
+    SessionContent,
     TerminalContent,
     TextContent,
     ThoughtDelta,
@@ -34,10 +35,12 @@ Update = dict[str, Any]
 
 
 def to_session_update(
-    event: Event, *, notices: bool = False, compaction: bool = False
+    event: Event, *, notices: bool = False, compaction: bool = False, subagents: bool = False
 ) -> Update | None:
     """The update for ``event``; ``notices`` and ``compaction`` say whether the client takes
-    ``notice`` and ``compaction_update`` updates (else they become short messages)."""
+    ``notice`` and ``compaction_update`` updates (else they become short messages),
+    ``subagents`` whether it takes child sessions (else a link to one is left out). A
+    subagent's own events are ``bridge.subagents``'."""
     match event:
         case MessageDelta():
             return _chunk("agent_message_chunk", event.message_id, event.text)
@@ -46,7 +49,7 @@ def to_session_update(
         case ToolCallStarted():
             return to_tool_call(event)
         case ToolCallUpdated():
-            return to_tool_call_update(event)
+            return to_tool_call_update(event, subagents=subagents)
         case PlanUpdated():
             entries = [
                 {"content": e.content, "priority": e.priority, "status": e.status}
@@ -89,7 +92,7 @@ def to_tool_call(event: ToolCallStarted) -> Update:
     return update
 
 
-def to_tool_call_update(event: ToolCallUpdated) -> Update:
+def to_tool_call_update(event: ToolCallUpdated, *, subagents: bool = False) -> Update:
     update: Update = {"sessionUpdate": "tool_call_update", "toolCallId": event.call_id}
     if event.status is not None:
         update["status"] = event.status
@@ -100,7 +103,8 @@ def to_tool_call_update(event: ToolCallUpdated) -> Update:
     if event.output is not None:
         update["rawOutput"] = {"output": event.output}
     if event.content is not None:
-        update["content"] = [to_tool_content(c) for c in event.content]
+        shown = [c for c in event.content if subagents or not isinstance(c, SessionContent)]
+        update["content"] = [to_tool_content(c) for c in shown]
     if event.locations is not None:
         update["locations"] = [to_location(loc) for loc in event.locations]
     if event.checkpoint is not None or event.parent_call_id is not None:
@@ -146,6 +150,8 @@ def to_tool_content(content: ToolContent) -> Update:
             if content.mime_type:
                 embedded["mimeType"] = content.mime_type
             return {"type": "content", "content": {"type": "resource", "resource": embedded}}
+        case SessionContent():
+            return {"type": "session", "sessionId": content.session_id}
 
 
 def to_location(location: Location) -> Update:

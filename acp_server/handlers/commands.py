@@ -158,7 +158,7 @@ async def _help(call: Call) -> Outcome:
 
 
 async def _memory(call: Call) -> Outcome:
-    from agent_core.memory import FILES, memory_of
+    from agent_core.memory.notes import FILES, memory_of
 
     memory = memory_of(call.state.settings)
     if memory is None:

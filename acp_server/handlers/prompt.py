@@ -49,7 +49,12 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
 
 
 async def cancel(state: ServerState, raw: Any) -> None:
-    state.session(params.string(params.as_object(raw), "sessionId")).cancel()
+    """Stop a session's turn, or a subagent's work (its parent's turn goes on)."""
+    session_id = params.string(params.as_object(raw), "sessionId")
+    if (parent := state.parent_of(session_id)) is not None:
+        parent.stop_subagent(session_id)
+        return
+    state.session(session_id).cancel()
 
 
 class _Hooks:

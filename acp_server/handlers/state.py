@@ -76,8 +76,19 @@ class ServerState:
     def session(self, session_id: Any) -> Session:
         session = self.sessions.get(session_id) if isinstance(session_id, str) else None
         if session is None:
+            if (parent := self.parent_of(session_id)) is not None:
+                raise RpcError.invalid_params(
+                    f"{session_id!r} is a subagent's session, inside session {parent.id!r}: "
+                    "the only request it takes is session/cancel, which stops its work"
+                )
             raise unknown_session(session_id)
         return session
+
+    def parent_of(self, session_id: Any) -> Session | None:
+        """The open session that a subagent's session belongs to (None: no subagent's)."""
+        if not isinstance(session_id, str):
+            return None
+        return next((s for s in self.sessions.values() if s.owns(session_id)), None)
 
     def open(self, session: Session) -> Session:
         self.sessions[session.id] = session

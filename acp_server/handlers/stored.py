@@ -8,7 +8,7 @@ import json
 import uuid
 from typing import Any
 
-from acp_server.bridge.transcript import last_usage, replay
+from acp_server.bridge.transcript import frames, last_usage
 from acp_server.bridge.updates import from_usage_update, to_iso_time, to_session_update
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
@@ -29,8 +29,8 @@ async def load_session(state: ServerState, raw: Any) -> Reply:
     """Replay the whole conversation as updates, then its last usage, then answer; nothing
     follows the answer."""
     session, stored = await _open(state, raw)
-    prefix = b'{"sessionId":%s,"update":' % json.dumps(session.id).encode()
-    updates = [prefix + item.encode() + b"}" for item in replay(stored.transcript)]
+    subagents = state.client.can("subagents")  # else its subagents are not replayed
+    updates = frames(session.id, stored.transcript, subagents=subagents)
     await state.connection.notify_encoded("session/update", updates)
     await _show_interrupted(state, session, stored, replaying=True)
     await _show_usage(state, session, stored)

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import anyio
 
-from agent_core.atomic import write_atomically
 from agent_core.checkpoints.plan import Change, RestorePlan
 from agent_core.errors import ToolError
 from agent_core.events import DiffContent, TextContent, ToolContent
+from agent_core.files.atomic import write_atomically
+from agent_core.ports.workspace import Workspace
 from agent_core.safety.safe_open import UnsafeFile, read_safely
-from agent_core.workspace import Workspace
 
 SYMLINK, EXECUTABLE = "120000", "100755"
 PREVIEW_LIMIT = 200_000  # characters of one diff side; a longer file is listed, not shown

@@ -19,8 +19,8 @@ from agent_core.codeexec.interpreter import Interpreter
 from agent_core.codeexec.rpc import Dispatch, ToolCallServer
 from agent_core.codeexec.settings import CodeExecutionSettings
 from agent_core.codeexec.stub import StubTool, render
+from agent_core.ports.runner import exited, signal_group, terminate_group
 from agent_core.safety.sandbox.confinement import Confinement
-from agent_core.terminal import exited, signal_group, terminate_group
 
 Status = Literal["success", "error", "timeout", "interrupted"]
 DRAIN_S = 1.0  # after the script: how long its output may take to arrive

@@ -2,9 +2,12 @@
 
 The child works in the parent's workspace under the parent's approval policy, with tools taken
 from the parent's and a request budget of its own. In the editor it is one tool call of the
-parent, titled with the task, whose content is a live digest; the child's own tool calls are
-real tool calls, marked with that call's id so an editor can nest them. Only the child's
-final report enters the parent's context; the cost of its requests joins the session's.
+parent, titled with the task, whose content is a live digest and a link to the child's own
+session: everything the child's turn does is told as the child's (``SubagentEvent``), between
+``SubagentStarted`` and ``SubagentEnded``, and the front end shows it as a session of its own or
+folds it into the parent's. ``SubagentStarted.stop`` stops the child alone: the parent's turn
+goes on with that as the call's result. Only the child's final report enters the parent's
+context; the cost of its requests joins the session's.
 
 Read-only subagents (the default: the parent's read-only tools) run several at once; a
 subagent given a tool that changes things runs alone among the writing ones.
@@ -12,6 +15,7 @@ subagent given a tool that changes things runs alone among the writing ones.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, replace
@@ -20,15 +24,18 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import ApprovalCancelled
+from agent_core.approval.permissions import ApprovalCancelled
 from agent_core.delegation.digest import Digest
 from agent_core.delegation.settings import DelegationSettings
 from agent_core.errors import HeronError, ToolError
 from agent_core.events import (
     Event,
     MessageDelta,
-    NoticeRaised,
+    SessionContent,
     StopReason,
+    SubagentEnded,
+    SubagentEvent,
+    SubagentStarted,
     TextContent,
     ToolCallStarted,
     ToolCallUpdated,
@@ -111,7 +118,7 @@ class Delegate:
             raise ToolError(f"No subagent with model {arguments.model!r}: {exc}") from exc
         digest = Digest(self._subagents.model_name(arguments.model))
         writes = any(not tool.read_only for tool in tools.values())
-        supervisor = _Supervisor(context, digest)
+        supervisor = _Supervisor(context, digest, f"{context.call_id}-{uuid.uuid4().hex[:12]}")
         its_own = replace(context, call_id="", report=supervisor.forward, files=FileTracker())
         system_prompt = await anyio.to_thread.run_sync(self._subagents.system_prompt)  # its files
         child = Agent(
@@ -122,11 +129,11 @@ class Delegate:
             max_requests=self._subagents.settings.max_requests,
         )
         async with self._writer if writes else self._readers:
-            stop = await supervisor.run(child, _prompt(arguments))
+            stop = await supervisor.run(child, self.title(arguments.model_dump()), _prompt(arguments))
         report = _report(child)
-        await context.report(
-            ToolCallUpdated(context.call_id, content=(TextContent(f"{digest.text()}\n\n{report}"),))
-        )
+        await supervisor.show(f"{digest.text()}\n\n{report}")
+        if supervisor.stopped:  # the user stopped this subagent alone
+            raise ToolError(f"The user stopped the subagent before it finished. {report}")
         if stop == "cancelled":  # the user cancelled one of its permission questions
             raise ApprovalCancelled
         limit = ", stopped at its request limit" if stop == "max_turn_requests" else ""
@@ -151,51 +158,70 @@ class Delegate:
 
 
 class _Supervisor:
-    """Shows a child's work as the parent call's: the child's tool calls marked with the parent
-    call's id, the digest as the parent call's content, its cost added to the session's."""
+    """Runs a child's turn as a session of its own: what it does told as its own, the digest
+    and a link to it as the parent call's content, its cost added to the session's."""
 
-    def __init__(self, context: ToolContext, digest: Digest) -> None:
-        self._context, self._digest = context, digest
+    def __init__(self, context: ToolContext, digest: Digest, session_id: str) -> None:
+        self._context, self._digest, self.session_id = context, digest, session_id
         self._spent = 0.0  # the child's cost so far, already added to the session's
+        self._scope = anyio.CancelScope()
         self.stop: StopReason = "end_turn"
+        self.stopped = False  # the user stopped it (``SubagentStarted.stop``)
 
-    async def run(self, child: Agent, prompt: str) -> StopReason:
-        await self._show_digest()
+    async def run(self, child: Agent, title: str, prompt: str) -> StopReason:
+        context = self._context
+        started = SubagentStarted(self.session_id, context.call_id, title, prompt, self._halt)
+        await context.report(started)
+        await self.show(self._digest.text())
+        error: str | None = None
         try:
-            async with aclosing(child.run_turn((TextPart(prompt),))) as events:
-                async for event in events:
-                    await self.forward(event)
+            with self._scope:
+                async with aclosing(child.run_turn((TextPart(prompt),))) as events:
+                    async for event in events:
+                        await self.forward(event)
+        except anyio.get_cancelled_exc_class():  # the parent's turn was cancelled
+            self.stop = "cancelled"
+            raise
         except HeronError as exc:
+            error = str(exc)
             raise ToolError(f"The subagent stopped: {exc}") from exc
+        finally:
+            self.stopped = self._scope.cancelled_caught
+            if self.stopped:
+                self.stop = "cancelled"
+            with anyio.CancelScope(shield=True):
+                await context.report(SubagentEnded(self.session_id, self.stop, error))
         return self.stop
+
+    def _halt(self) -> None:
+        self._scope.cancel()
 
     async def forward(self, event: Event) -> None:
         """An event of the child's turn, or one its tools reported."""
         context, digest = self._context, self._digest
         match event:
             case ToolCallStarted() | ToolCallUpdated():
-                changed = digest.saw(event)
-                parent = event.parent_call_id or context.call_id  # nested ones keep theirs
-                await context.report(replace(event, parent_call_id=parent))
-                if changed:
-                    await self._show_digest()
+                if digest.saw(event):
+                    await self.show(digest.text())
             case MessageDelta() if not digest.writing:
                 digest.writing = True
-                await self._show_digest()
+                await self.show(digest.text())
             case UsageUpdated(cost_usd=cost):
                 digest.requests += 1
                 if cost is not None and context.spend is not None:
                     await context.report(context.spend(cost - self._spent))
                     self._spent = cost
-            case NoticeRaised():
-                await context.report(replace(event, title=f"Subagent: {event.title}"))
+                return  # the session's meter is the parent's
             case TurnEnded(stop_reason=reason):
                 self.stop = reason
-            case _:  # its thoughts, text, plan and compactions stay its own
+                return
+            case _:
                 pass
+        await context.report(SubagentEvent(self.session_id, context.call_id, event))
 
-    async def _show_digest(self) -> None:
-        content = (TextContent(self._digest.text()),)
+    async def show(self, text: str) -> None:
+        """The parent call's content: the digest (or the report), and the link to the child."""
+        content = (TextContent(text), SessionContent(self.session_id))
         await self._context.report(ToolCallUpdated(self._context.call_id, content=content))
 
 

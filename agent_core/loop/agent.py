@@ -13,7 +13,7 @@ from contextlib import aclosing
 from dataclasses import replace
 from typing import Literal
 
-from agent_core.approvals import ApprovalCancelled
+from agent_core.approval.permissions import ApprovalCancelled
 from agent_core.errors import ContextOverflow, ModelError, StreamInterrupted
 from agent_core.events import (
     CompactionUpdated,

@@ -8,7 +8,7 @@ from dataclasses import replace
 import anyio
 from pydantic import ValidationError
 
-from agent_core.approvals import ApprovalCancelled
+from agent_core.approval.permissions import ApprovalCancelled
 from agent_core.errors import ToolError
 from agent_core.events import Event, TextContent, ToolCallStarted, ToolCallUpdated
 from agent_core.loop.history import INTERRUPTED_RESULT

@@ -24,7 +24,7 @@ from anyio.abc import Process
 from anyio.streams.text import TextReceiveStream
 
 from agent_core.mcp.servers import StdioServer
-from agent_core.terminal import exited, signal_group
+from agent_core.ports.runner import exited, signal_group
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams

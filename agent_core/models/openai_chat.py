@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agent_core.errors import StreamInterrupted
-from agent_core.json_text import json_object
+from agent_core.files.json_text import json_object
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,

@@ -81,7 +81,7 @@ class LeavePlanMode:
 
 @dataclass(frozen=True)
 class MemoryWrite:
-    """A change to the agent's memory (``agent_core.memory``). It is not a workspace file: no
+    """A change to the agent's memory (``agent_core.memory.notes``). It is not a workspace file: no
     checkpoint covers it, the editor does not review it, and it outlives the session, in every
     later session's system prompt in every workspace. So it asks in plan mode (which never
     writes it without a question, "always" or not), in ask mode, and in accept-edits (which

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any, overload
 
-from agent_core.json_text import compact_json
+from agent_core.files.json_text import compact_json
 from agent_core.messages import (
     AssistantMessage,
     AssistantPart,

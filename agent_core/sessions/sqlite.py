@@ -222,7 +222,7 @@ class SqliteSessionStore:
         if not messages and not transcript:
             return
 
-        from agent_core.json_text import compact_json
+        from agent_core.files.json_text import compact_json
         from agent_core.sessions.codec import dump_message, plain_text
 
         def run(db: sqlite3.Connection) -> None:

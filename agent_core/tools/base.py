@@ -9,17 +9,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from agent_core.approvals import Permissions
+from agent_core.approval.permissions import Permissions
 from agent_core.checkpoints.coverage import Coverage
 from agent_core.checkpoints.session import Checkpoint
 from agent_core.diagnostics.model import Diagnostics
 from agent_core.errors import ToolError
 from agent_core.events import Event, ToolKind
 from agent_core.messages import ImagePart
-from agent_core.questions import Questioner
+from agent_core.ports.questions import Questioner
+from agent_core.ports.runner import CommandRunner
+from agent_core.ports.workspace import Workspace, resolve
 from agent_core.safety.sandbox.confinement import Confinement
-from agent_core.terminal import Terminal
-from agent_core.workspace import Workspace, resolve
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -51,7 +51,7 @@ class FileTracker:
 
 
 class Checkpointer(Protocol):
-    """The session's checkpoints, as the approval gate takes them (``agent_core.gate``)."""
+    """The session's checkpoints, as the approval gate takes them (``agent_core.approval.gate``)."""
 
     async def before_change(self) -> Checkpoint | None: ...
 
@@ -64,7 +64,7 @@ class ToolContext:
     workspace: Workspace
     permissions: Permissions
     report: Reporter
-    terminal: Terminal
+    runner: CommandRunner  # where commands run
     sandbox: Confinement
     files: FileTracker = field(default_factory=FileTracker)
     search_sessions: SessionSearcher | None = None

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, field_validator
 
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
-from agent_core.questions import Answer, Question
+from agent_core.ports.questions import Answer, Question
 from agent_core.tools.base import ToolContext, ToolOutput
 
 MAX_CHOICES = 8

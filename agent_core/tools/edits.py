@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_core.approvals import ApprovalRequest
+from agent_core.approval.gate import admit
+from agent_core.approval.permissions import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import DiffContent, Location, TextContent, ToolCallUpdated
-from agent_core.gate import admit
 from agent_core.safety.paths import hard_linked, protected_reason
 from agent_core.safety.policy import Edit
 from agent_core.tools.base import ToolContext

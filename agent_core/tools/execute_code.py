@@ -16,7 +16,8 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import ApprovalCancelled, ApprovalRequest
+from agent_core.approval.gate import admit
+from agent_core.approval.permissions import ApprovalCancelled, ApprovalRequest
 from agent_core.codeexec.interpreter import Interpreter, own_interpreter, project_interpreter
 from agent_core.codeexec.runner import ScriptRun, run_script
 from agent_core.codeexec.settings import CodeExecutionSettings
@@ -30,7 +31,6 @@ from agent_core.events import (
     ToolCallUpdated,
     ToolKind,
 )
-from agent_core.gate import admit
 from agent_core.messages import ToolCallPart, ToolResultPart
 from agent_core.safety.policy import Script
 from agent_core.tools.base import Tool, ToolContext, arguments_schema, call_title

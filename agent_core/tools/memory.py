@@ -1,4 +1,4 @@
-"""``memory``: what the agent keeps for later sessions (``agent_core.memory``).
+"""``memory``: what the agent keeps for later sessions (``agent_core.memory.notes``).
 
 A change is shown as a diff and goes through the approval policy like an edit, as a
 ``MemoryWrite``: memory outlives the session, so it asks in ask, plan and accept-edits modes
@@ -12,10 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import ApprovalRequest
+from agent_core.approval.gate import admit
+from agent_core.approval.permissions import ApprovalRequest
 from agent_core.events import DiffContent, ToolCallUpdated, ToolKind
-from agent_core.gate import admit
-from agent_core.memory import FILES, Memory
+from agent_core.memory.notes import FILES, Memory
 from agent_core.safety.policy import MemoryWrite
 from agent_core.tools.base import ToolContext
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import ApprovalCancelled, ApprovalRequest, Option
+from agent_core.approval.permissions import ApprovalCancelled, ApprovalRequest, Option
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolKind
 from agent_core.modes import MODE_NAMES

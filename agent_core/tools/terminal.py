@@ -1,6 +1,6 @@
 """``terminal`` and ``process``: run commands in the workspace, in the foreground or background.
 
-A command passes the approval gate (``agent_core.gate``: judged, approved, checkpointed), then
+A command passes the approval gate (``approval.gate``: judged, approved, checkpointed), then
 runs inside the session's sandbox:
 in the editor's terminal when it offers one (the user watches the output live; the editor runs
 the sandbox launcher), otherwise as a local subprocess in its own process group. When the
@@ -14,13 +14,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import ApprovalRequest
+from agent_core.approval.gate import admit
+from agent_core.approval.permissions import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import NoticeRaised, TerminalContent, TextContent, ToolCallUpdated, ToolKind
-from agent_core.gate import admit
+from agent_core.ports.runner import CommandResult
 from agent_core.safety.policy import Command, Unconfined
 from agent_core.safety.sandbox.confinement import Launch
-from agent_core.terminal import CommandResult
 from agent_core.tools.base import ToolContext
 
 OUTPUT_LIMIT = 30_000
@@ -65,7 +65,7 @@ class RunCommand:
         shell = [SHELL, "-c", command]
         if arguments.background:
             launch = context.sandbox.launch(shell, writable=writable)  # released with the session
-            process_id = await context.terminal.start(
+            process_id = await context.runner.start(
                 launch.argv, cwd=context.workspace.roots[0], output_limit=OUTPUT_LIMIT
             )
             return (
@@ -102,7 +102,7 @@ async def _run(launch: Launch, time_limit: int, context: ToolContext) -> Command
             )
 
     try:
-        return await context.terminal.run(
+        return await context.runner.run(
             launch.argv,
             cwd=context.workspace.roots[0],
             time_limit=time_limit,
@@ -133,8 +133,8 @@ class ManageProcess:
 
     async def run(self, arguments: ProcessArguments, context: ToolContext) -> str:
         if arguments.action == "kill":
-            return describe(await context.terminal.kill(arguments.id), None)
-        return describe(await context.terminal.output(arguments.id), None)
+            return describe(await context.runner.kill(arguments.id), None)
+        return describe(await context.runner.output(arguments.id), None)
 
 
 def describe(result: CommandResult, time_limit: int | None) -> str:

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from pydantic import BaseModel, Field
 
-from agent_core.approvals import ApprovalRequest
+from agent_core.approval.gate import admit
+from agent_core.approval.permissions import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
-from agent_core.gate import admit
 from agent_core.safety.policy import WebAccess
 from agent_core.tools.base import ToolContext
 from agent_core.web.settings import WebSettings

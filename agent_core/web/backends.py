@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from agent_core.errors import ToolError
-from agent_core.json_text import json_object
+from agent_core.files.json_text import json_object
 from agent_core.web.settings import SearchSettings
 
 SNIPPET_CHARS = 400

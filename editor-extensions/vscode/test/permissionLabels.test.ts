@@ -9,7 +9,7 @@ const labels = (choices: { label: string }[]): string[] => choices.map((c) => c.
 const described = (choices: { label: string; description?: string }[]): [string, string | undefined][] =>
   choices.map((c) => [c.label, c.description]);
 
-/** agent_core/approvals.py `options_for`, for an edit that can be remembered. */
+/** agent_core/approval/permissions.py `options_for`, for an edit that can be remembered. */
 const HERON_EDIT = [
   option("allow_once", "Allow"),
   option("allow_always", "Allow all edits this session"),

@@ -4,7 +4,7 @@ It asks through the ``Approver`` port when the policy says so, with the reason o
 and remembers "always" answers: edits for the session, by switching to ``accept-edits``;
 commands by their parsed prefixes, MCP tools by name, web requests by host (or search
 backend) and memory writes as one, per workspace and across restarts, through a ``RuleStore``.
-Tools reach it through the approval gate (``agent_core.gate.admit``), once per action.
+Tools reach it through the approval gate (``agent_core.approval.gate.admit``), once per action.
 
 The policy (and the command grammar behind it) is imported where it is used, not here: a
 session is built on ``session/new``, which should not wait for it; it loads with the tools.

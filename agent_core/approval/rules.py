@@ -18,8 +18,8 @@ import logging
 from pathlib import Path
 from typing import Any, cast
 
-from agent_core.approvals import RuleCategory
-from agent_core.atomic import write_atomically
+from agent_core.approval.permissions import RuleCategory
+from agent_core.files.atomic import write_atomically
 
 log = logging.getLogger("heron.permissions")
 

@@ -23,7 +23,7 @@ from agent_core.safety.judge import judge
 from agent_core.safety.policy import Command, changes_workspace
 
 if TYPE_CHECKING:
-    from agent_core.approvals import ApprovalRequest
+    from agent_core.approval.permissions import ApprovalRequest
     from agent_core.safety.policy import Action
     from agent_core.tools.base import ToolContext
 

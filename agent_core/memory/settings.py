@@ -1,5 +1,5 @@
-"""``[memory]`` in config.toml: read by ``agent_core.config``, obeyed by ``agent_core.memory``.
-Its own module because config is on the start-up path and must not load the memory's screens."""
+"""``[memory]`` in config.toml: read by ``agent_core.config``, obeyed by ``memory.notes``. Its
+own module because config is on the start-up path and must not load the memory's screens."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from agent_core.errors import ConfigError
 
 
 class MemorySettings(NamedTuple):
-    """``[memory]``: the notes the agent keeps across sessions (``agent_core.memory``)."""
+    """``[memory]``: the notes the agent keeps across sessions (``agent_core.memory.notes``)."""
 
     enabled: bool = True
     notes_chars: int = 4000  # notes.md: what it learned about its work

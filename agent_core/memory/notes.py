@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from agent_core.atomic import write_atomically
 from agent_core.errors import ToolError
-from agent_core.memory_settings import MemorySettings
+from agent_core.files.atomic import write_atomically
+from agent_core.memory.settings import MemorySettings
 from agent_core.safety.injection import screen
 from agent_core.safety.secrets import secret_in_text
 

@@ -17,7 +17,7 @@ from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.jsonrpc.values import as_object
 from agent_core.errors import ToolError
-from agent_core.terminal import CommandResult, Started
+from agent_core.ports.runner import CommandResult, Started
 
 CALL_TIMEOUT_S = 30.0
 

@@ -1,6 +1,7 @@
-"""The ``Terminal`` port and ``LocalTerminal``: commands as subprocesses in their own process group.
+"""The ``CommandRunner`` port, where commands run, and ``LocalRunner``: commands as subprocesses
+in their own process group (the other runner is the editor's terminal, ``EditorTerminal``).
 
-A terminal runs a command line it is given whole (``argv``: the sandbox launcher, the shell and
+A runner runs a command line it is given whole (``argv``: the sandbox launcher, the shell and
 the command, as ``safety.sandbox`` built it). A foreground ``run`` waits up to a timeout;
 ``start``/``output``/``kill`` manage background processes. Whatever happens (timeout, cancel,
 session end), the whole process group is killed: SIGTERM, a grace period, then SIGKILL. Output
@@ -43,7 +44,7 @@ class CommandResult:
         return self.exit_code is None and self.signal is None
 
 
-class Terminal(Protocol):
+class CommandRunner(Protocol):
     async def run(
         self,
         argv: Sequence[str],
@@ -92,7 +93,7 @@ class _Capture:
         await _terminate(self.process)
 
 
-class LocalTerminal:
+class LocalRunner:
     def __init__(self, environment: Mapping[str, str]) -> None:
         self._environment = dict(environment)
         self._background: dict[str, _Background] = {}
