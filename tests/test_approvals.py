@@ -8,9 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Permissions, options_for
-from agent_core.modes import Mode
+from agent_core.approval.permissions import (
+    ApprovalOutcome,
+    ApprovalRequest,
+    Permissions,
+    options_for,
+)
 from agent_core.approval.rules import JsonRuleStore
+from agent_core.modes import Mode
 from agent_core.safety.paths import hard_linked, protected_reason
 from agent_core.safety.policy import (
     EDITS,

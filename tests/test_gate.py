@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from agent_core.approval.gate import admit
 from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Permissions
+from agent_core.approval.rules import JsonRuleStore
 from agent_core.checkpoints.coverage import Coverage
 from agent_core.checkpoints.session import Checkpoint
 from agent_core.errors import ToolError
 from agent_core.events import Event, ToolCallUpdated
-from agent_core.approval.gate import admit
 from agent_core.modes import Mode
-from agent_core.approval.rules import JsonRuleStore
+from agent_core.ports.runner import LocalRunner
 from agent_core.safety.findings import Judgement
 from agent_core.safety.judge import judge
 from agent_core.safety.policy import (
@@ -31,7 +32,6 @@ from agent_core.safety.policy import (
     changes_workspace,
     situation_of,
 )
-from agent_core.ports.runner import LocalRunner
 from agent_core.tools.base import ToolContext
 from tests.support.sandbox import no_sandbox
 

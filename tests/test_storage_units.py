@@ -11,9 +11,9 @@ from typing import Any
 import anyio
 import pytest
 
+from agent_core.approval.rules import JsonRuleStore
 from agent_core.errors import StorageError
 from agent_core.messages import Message
-from agent_core.approval.rules import JsonRuleStore
 from agent_core.sessions import disk
 from agent_core.sessions.resilient import RECOVERED_TITLE, UNSAVED_TITLE, ResilientStore
 from agent_core.sessions.sqlite import SqliteSessionStore

@@ -9,12 +9,12 @@ import pytest
 
 from agent_core.errors import ToolError
 from agent_core.loop.preview import partial_arguments
+from agent_core.ports.workspace import resolve
 from agent_core.tools import default_toolset
 from agent_core.tools.base import FileTracker
 from agent_core.tools.edit_file import Replacement, apply_edits
 from agent_core.tools.images import MAX_IMAGE_BYTES, MAX_IMAGE_SIDE, Picture, load, sniff
 from agent_core.tools.read_file import number_lines
-from agent_core.ports.workspace import resolve
 from tests.support.images import jpeg, png
 
 

@@ -129,7 +129,9 @@ class Delegate:
             max_requests=self._subagents.settings.max_requests,
         )
         async with self._writer if writes else self._readers:
-            stop = await supervisor.run(child, self.title(arguments.model_dump()), _prompt(arguments))
+            stop = await supervisor.run(
+                child, self.title(arguments.model_dump()), _prompt(arguments)
+            )
         report = _report(child)
         await supervisor.show(f"{digest.text()}\n\n{report}")
         if supervisor.stopped:  # the user stopped this subagent alone
