@@ -3,10 +3,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.fake_llm import MODELS, FakeLLM
+from tests.support.raw import RawAgent
 
 
 @pytest.fixture
@@ -37,6 +39,52 @@ def agent_env(heron_home: Path) -> dict[str, str]:
     }
     env.update(HERON_HOME=str(heron_home), HERON_MODEL="scripted:echo")
     return env
+
+
+@pytest.fixture
+def env_model() -> str:
+    """The model ``env`` names (a module overrides this fixture for another)."""
+    return MODELS["anthropic"]
+
+
+@pytest.fixture
+def env_config() -> str | None:
+    """What ``env`` writes as ``$HERON_HOME/config.toml`` (a module overrides this fixture)."""
+    return None
+
+
+@pytest.fixture
+def env(
+    agent_env: dict[str, str],
+    heron_home: Path,
+    fake: FakeLLM,
+    env_model: str,
+    env_config: str | None,
+) -> dict[str, str]:
+    """``agent_env`` with every provider pointed at the fake LLM server, naming ``env_model``."""
+    if env_config is not None:
+        (heron_home / "config.toml").write_text(env_config)
+    return {**agent_env, **fake.environment(env_model)}
+
+
+@pytest.fixture
+def capabilities() -> dict[str, Any]:
+    """What ``agent`` advertises in ``initialize`` (a module overrides this fixture)."""
+    return {}
+
+
+@pytest.fixture
+def agent(env: dict[str, str], capabilities: dict[str, Any]) -> Iterator[RawAgent]:
+    """``heron acp`` on ``env`` through a raw client, initialized; stopped after the test."""
+    with RawAgent(env) as agent:
+        agent.initialize(capabilities)
+        yield agent
+
+
+@pytest.fixture
+def session_id(agent: RawAgent, workspace: Path) -> str:
+    """A new session of ``agent`` in ``workspace``."""
+    return agent.new_session(workspace)
 
 
 @pytest.fixture(params=list(MODELS))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_editor_tools import call, scripted
+from tests.support.scripted_model import call, scripted
 
 ACPX = Path(__file__).parent / "node" / "node_modules" / ".bin" / "acpx"
 

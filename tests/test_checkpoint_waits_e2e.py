@@ -14,16 +14,24 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.permissions import full_access
 from tests.support.processes import sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import END_TO_END_SANDBOX
-from tests.test_checkpoints_e2e import model_env
-from tests.test_commands import text_of
-from tests.test_safety_e2e import full_access
+from tests.support.updates import text_of
 
 pytestmark = END_TO_END_SANDBOX
+
+
 CANCEL_WITHIN_S = 1.0
+
+
+@pytest.fixture
+def env_model() -> str:
+    return "anthropic:claude-test"
 
 
 def write(path: str, content: str) -> ToolCall:
@@ -70,12 +78,12 @@ def said(updates: list[dict[str, Any]]) -> str:
 
 
 def test_a_fifo_gitignore_planted_before_the_session_never_holds_a_turn(
-    agent_env: dict[str, str], workspace: Path
+    env: dict[str, str], fake: FakeLLM, workspace: Path
 ) -> None:
     (workspace / "a.py").write_text("a = 1\n")
     (workspace / "sub").mkdir()
     os.mkfifo(workspace / "sub" / ".gitignore")
-    with FakeLLM() as fake, FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
+    with FakeEditor(env, terminal=False) as editor:
         session_id = full_access(editor, workspace)
         for n in (1, 2):  # found beside git's first walk, then known before git starts
             fake.enqueue(Reply((write(f"n{n}.py", f"n = {n}\n"),)), Reply((Text("done"),)))
@@ -98,11 +106,11 @@ def test_a_fifo_gitignore_planted_before_the_session_never_holds_a_turn(
 
 
 def test_a_fifo_gitignore_made_by_a_sandboxed_command_during_a_turn(
-    agent_env: dict[str, str], workspace: Path
+    env: dict[str, str], fake: FakeLLM, workspace: Path
 ) -> None:
     (workspace / "a.py").write_text("a = 1\n")
     (workspace / "sub").mkdir()
-    with FakeLLM() as fake, FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
+    with FakeEditor(env, terminal=False) as editor:
         session_id = full_access(editor, workspace)
         fake.enqueue(
             Reply(
@@ -134,10 +142,10 @@ def test_a_fifo_gitignore_made_by_a_sandboxed_command_during_a_turn(
 
 
 def test_a_turn_that_made_a_fifo_gitignore_ends_with_its_record_skipped_and_named(
-    agent_env: dict[str, str], workspace: Path
+    env: dict[str, str], fake: FakeLLM, workspace: Path
 ) -> None:
     (workspace / "sub").mkdir()
-    with FakeLLM() as fake, FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
+    with FakeEditor(env, terminal=False) as editor:
         session_id = full_access(editor, workspace)
         fake.enqueue(
             Reply(
@@ -159,7 +167,7 @@ def test_a_turn_that_made_a_fifo_gitignore_ends_with_its_record_skipped_and_name
 
 
 def test_a_hanging_git_is_cancelled_within_a_second_and_leaves_no_process(
-    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+    env: dict[str, str], fake: FakeLLM, workspace: Path, tmp_path: Path
 ) -> None:
     (workspace / "a.py").write_text("a = 1\n")
     folder, pids, hang = tmp_path / "bin", tmp_path / "pids", tmp_path / "hang"
@@ -184,27 +192,25 @@ def test_a_hanging_git_is_cancelled_within_a_second_and_leaves_no_process(
         pids.unlink()
         editor.drain(quiet=0.2)
 
-    with FakeLLM() as fake:
-        env = model_env(agent_env, fake)
-        env["PATH"] = f"{folder}{os.pathsep}{env['PATH']}"
-        with FakeEditor(env, terminal=False) as editor:
-            session_id = full_access(editor, workspace)
-            fake.enqueue(Reply((write("b.py", "b = 1\n"),)), Reply((Text("ok"),)))
-            assert editor.prompt(session_id, "write b.py")[0] == "end_turn"  # checkpoint 1
+    env["PATH"] = f"{folder}{os.pathsep}{env['PATH']}"
+    with FakeEditor(env, terminal=False) as editor:
+        session_id = full_access(editor, workspace)
+        fake.enqueue(Reply((write("b.py", "b = 1\n"),)), Reply((Text("ok"),)))
+        assert editor.prompt(session_id, "write b.py")[0] == "end_turn"  # checkpoint 1
 
-            hang.touch()
-            fake.enqueue(Reply((write("c.py", "c = 1\n"),)))
-            editor.start_prompt(session_id, "write c.py", request_id="turn")
-            wait_answering(editor, shows_a_diff)
-            cancelled_while_git_hangs(editor, session_id, "turn")
+        hang.touch()
+        fake.enqueue(Reply((write("c.py", "c = 1\n"),)))
+        editor.start_prompt(session_id, "write c.py", request_id="turn")
+        wait_answering(editor, shows_a_diff)
+        cancelled_while_git_hangs(editor, session_id, "turn")
 
-            editor.start_prompt(session_id, "/undo", request_id="undo")  # its plan runs git
-            cancelled_while_git_hangs(editor, session_id, "undo")
+        editor.start_prompt(session_id, "/undo", request_id="undo")  # its plan runs git
+        cancelled_while_git_hangs(editor, session_id, "undo")
 
-            hang.unlink()
-            fake.enqueue(Reply((Text("still here"),)))
-            stop, updates = editor.prompt(session_id, "are you there?")
-            assert stop == "end_turn" and "still here" in said(updates)
-            stop, updates = editor.prompt(session_id, "/undo")  # git answers again
+        hang.unlink()
+        fake.enqueue(Reply((Text("still here"),)))
+        stop, updates = editor.prompt(session_id, "are you there?")
+        assert stop == "end_turn" and "still here" in said(updates)
+        stop, updates = editor.prompt(session_id, "/undo")  # git answers again
     assert stop == "end_turn" and "Deleted 1: b.py" in said(updates)
     assert not (workspace / "b.py").exists()

@@ -14,10 +14,9 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.permissions import full_access, questions
 from tests.support.sandbox import END_TO_END_SANDBOX
-from tests.test_commands import text_of
-from tests.test_editor_tools import tool_updates
-from tests.test_safety_e2e import full_access, questions
+from tests.support.updates import text_of, tool_updates
 
 pytestmark = END_TO_END_SANDBOX
 
@@ -61,15 +60,16 @@ def user_git(root: Path) -> tuple[str, ...]:
     return run("status", "--porcelain"), run("for-each-ref"), run("stash", "list"), index
 
 
-def model_env(agent_env: dict[str, str], fake: FakeLLM) -> dict[str, str]:
-    return {**agent_env, **fake.environment("anthropic:claude-test")}
+@pytest.fixture
+def env_model() -> str:
+    return "anthropic:claude-test"
 
 
 def test_undo_brings_back_a_turns_edits_new_file_and_deleted_folder_byte_for_byte(
-    agent_env: dict[str, str], repository: Path
+    env: dict[str, str], fake: FakeLLM, repository: Path
 ) -> None:
     before, user_before = tree_hash(repository), user_git(repository)
-    with FakeLLM() as fake, FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
+    with FakeEditor(env, terminal=False) as editor:
         fake.enqueue(
             Reply(
                 (ToolCall("read_file", {"path": "a.py"}), ToolCall("read_file", {"path": "b.py"}))
@@ -118,56 +118,50 @@ def test_undo_brings_back_a_turns_edits_new_file_and_deleted_folder_byte_for_byt
 
 
 def test_three_turns_restored_to_the_first_and_undone_from_a_new_process(
-    agent_env: dict[str, str], repository: Path
+    env: dict[str, str], fake: FakeLLM, repository: Path
 ) -> None:
     states = [tree_hash(repository)]
-    with FakeLLM() as fake:
-        env = model_env(agent_env, fake)
-        with FakeEditor(env, terminal=False) as editor:
-            session_id = full_access(editor, repository)
-            for turn in range(1, 4):
-                fake.enqueue(
-                    Reply(
-                        (
-                            ToolCall(
-                                "terminal", {"command": f"echo {turn} > t{turn}.txt; rm -f a.py"}
-                            ),
-                        )
-                    ),
-                    Reply((Text("ok"),)),
-                )
-                editor.prompt(session_id, f"turn {turn}")
-                states.append(tree_hash(repository))
-            fake.enqueue(Reply((ToolCall("read_file", {"path": "b.py"}),)), Reply((Text("read"),)))
-            editor.prompt(session_id, "only read")  # no checkpoint for it
-        with FakeEditor(env, terminal=False) as editor:  # a fresh process
-            editor.initialize()
-            editor.request(
-                "session/load", {"sessionId": session_id, "cwd": str(repository), "mcpServers": []}
+    with FakeEditor(env, terminal=False) as editor:
+        session_id = full_access(editor, repository)
+        for turn in range(1, 4):
+            fake.enqueue(
+                Reply(
+                    (ToolCall("terminal", {"command": f"echo {turn} > t{turn}.txt; rm -f a.py"}),)
+                ),
+                Reply((Text("ok"),)),
             )
-            editor.drain(quiet=0.2)
-            _, listed = editor.prompt(session_id, "/checkpoints")
-            listing = text_of(listed)
-            assert "1. " in listing and "“turn 3”" in listing and "“only read”" not in listing
-            _, bad = editor.prompt(session_id, "/restore 99")
-            assert "There is no checkpoint 99" in text_of(bad)
-            assert tree_hash(repository) == states[3]
-            editor.prompt(session_id, "/undo")
-            assert tree_hash(repository) == states[2]
-            editor.answers.append("cancel")
-            _, cancelled = editor.prompt(session_id, "/restore 1")
-            assert "Nothing was changed" in text_of(cancelled)
-            assert tree_hash(repository) == states[2]
-            editor.prompt(session_id, "/restore 1")
-            assert tree_hash(repository) == states[0]
-            _, none_left = editor.prompt(session_id, "/undo")
-            assert "no checkpoints" in text_of(none_left)
+            editor.prompt(session_id, f"turn {turn}")
+            states.append(tree_hash(repository))
+        fake.enqueue(Reply((ToolCall("read_file", {"path": "b.py"}),)), Reply((Text("read"),)))
+        editor.prompt(session_id, "only read")  # no checkpoint for it
+    with FakeEditor(env, terminal=False) as editor:  # a fresh process
+        editor.initialize()
+        editor.request(
+            "session/load", {"sessionId": session_id, "cwd": str(repository), "mcpServers": []}
+        )
+        editor.drain(quiet=0.2)
+        _, listed = editor.prompt(session_id, "/checkpoints")
+        listing = text_of(listed)
+        assert "1. " in listing and "“turn 3”" in listing and "“only read”" not in listing
+        _, bad = editor.prompt(session_id, "/restore 99")
+        assert "There is no checkpoint 99" in text_of(bad)
+        assert tree_hash(repository) == states[3]
+        editor.prompt(session_id, "/undo")
+        assert tree_hash(repository) == states[2]
+        editor.answers.append("cancel")
+        _, cancelled = editor.prompt(session_id, "/restore 1")
+        assert "Nothing was changed" in text_of(cancelled)
+        assert tree_hash(repository) == states[2]
+        editor.prompt(session_id, "/restore 1")
+        assert tree_hash(repository) == states[0]
+        _, none_left = editor.prompt(session_id, "/undo")
+        assert "no checkpoints" in text_of(none_left)
 
 
 def test_a_deleted_or_damaged_checkpoint_repository_is_a_clear_message(
-    agent_env: dict[str, str], repository: Path, heron_home: Path
+    env: dict[str, str], fake: FakeLLM, repository: Path, heron_home: Path
 ) -> None:
-    with FakeLLM() as fake, FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
+    with FakeEditor(env, terminal=False) as editor:
         fake.enqueue(
             Reply((ToolCall("write_file", {"path": "n.txt", "content": "n\n"}),)),
             Reply((Text("ok"),)),

@@ -17,10 +17,10 @@ import pytest
 
 from agent_core.safety.sandbox.tether import tethered
 from tests.support.editor import FakeEditor
+from tests.support.mcp_sessions import open_session, stdio
 from tests.support.processes import alive, sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import require_bubblewrap
-from tests.test_editor_tools import call, scripted
-from tests.test_mcp_e2e import open_session, stdio
+from tests.support.scripted_model import call, scripted
 
 ROOT = Path(__file__).resolve().parent.parent
 LINUX = pytest.mark.skipif(sys.platform != "linux", reason="bubblewrap and /proc are Linux's")
@@ -214,8 +214,7 @@ def test_a_command_and_its_children_die_when_heron_is_killed(
     command = f"sleep {mark} & timeout 300 sleep {mark} & sleep {mark}"
     arguments: dict[str, Any] = {"command": command, "background": background, "timeout": 600}
     with agent(agent_env, heron_home, tmp_path, sandbox, call("terminal", **arguments)) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
         editor.start_prompt(session_id, "run it", request_id="run")
         kill_heron_and_check(editor, mark, 4)
@@ -228,8 +227,7 @@ def test_a_script_and_what_it_started_die_when_heron_is_killed(
     mark = marker()
     code = f"import subprocess, time\nsubprocess.Popen(['sleep', '{mark}'])\ntime.sleep(300)\n"
     with agent(agent_env, heron_home, tmp_path, False, call("execute_code", code=code)) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
         editor.start_prompt(session_id, "script it", request_id="run")
         [sleeper] = wait_for_a_sleep(mark)

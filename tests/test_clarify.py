@@ -16,18 +16,18 @@ from acp_server.bridge.questions import (
     to_choice_request,
     to_elicitation_request,
 )
-from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Permissions
+from agent_core.approvals import ApprovalOutcome, ApprovalRequest, Permissions
 from agent_core.events import Event, MessageDelta, TextContent, ToolCallUpdated, TurnEnded
 from agent_core.loop.agent import Agent
 from agent_core.messages import TextPart
 from agent_core.models.scripted import Rule, ScriptedModel
-from agent_core.ports.questions import Answer, Question
-from agent_core.ports.runner import LocalRunner
+from agent_core.questions import Answer, Question
+from agent_core.terminal import LocalTerminal
 from agent_core.tools.base import ToolContext, ToolOutput
 from agent_core.tools.clarify import ASKED_IN_REPLY, Clarify, ClarifyArguments
+from tests.support.agents import NoRules, NoWorkspace, ignore
 from tests.support.sandbox import no_sandbox
 from tests.support.schema import check_def
-from tests.test_loop import NoRules, NoWorkspace, ignore
 
 COLOUR = Question("call-1", "Which colour?", ("Blue", "Green"))
 NAME = Question("call-2", "What should the module be called?")
@@ -58,7 +58,7 @@ def context(questioner: FakeQuestioner | None, shown: list[Event]) -> ToolContex
         NoWorkspace(),
         permissions,
         report,
-        LocalRunner({}),
+        LocalTerminal({}),
         no_sandbox(),
         questions=questioner,
     )

@@ -36,8 +36,7 @@ def test_an_elicited_answer_reaches_the_model(
     env = {**agent_env, **fake.environment(MODELS[provider])}
     with FakeEditor(env, elicitation=True) as editor:
         editor.elicitations.append({"action": "accept", "content": {"answer": "Green"}})
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         stop, updates = editor.prompt(session_id, "paint it")
     assert stop == "end_turn"
     [form] = asked(editor, "elicitation/create")
@@ -62,15 +61,12 @@ def test_an_elicited_answer_reaches_the_model(
     ],
 )
 def test_a_declined_or_dismissed_form_is_told_to_the_model(
-    action: str, told: str, agent_env: dict[str, str], workspace: Path, fake: FakeLLM
+    action: str, told: str, env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
     fake.enqueue(Reply((NAME,)), Reply((Text("I will pick a name myself."),)))
-    with FakeEditor(
-        {**agent_env, **fake.environment(MODELS["anthropic"])}, elicitation=True
-    ) as editor:
+    with FakeEditor(env, elicitation=True) as editor:
         editor.elicitations.append({"action": action})
-        editor.initialize()
-        stop, _ = editor.prompt(editor.new_session(workspace), "add a module")
+        stop, _ = editor.prompt(editor.start_session(workspace), "add a module")
     assert stop == "end_turn"
     [form] = asked(editor, "elicitation/create")
     assert "oneOf" not in form["requestedSchema"]["properties"]["answer"]
@@ -83,8 +79,7 @@ def test_without_elicitation_the_choices_are_a_permission_request(
     fake.enqueue(Reply((COLOUR,)), Reply((Text("Blue, then."),)))
     with FakeEditor({**agent_env, **fake.environment(MODELS["openai"])}) as editor:
         editor.answers.append("choice-0")
-        editor.initialize()
-        stop, _ = editor.prompt(editor.new_session(workspace), "paint it")
+        stop, _ = editor.prompt(editor.start_session(workspace), "paint it")
     assert stop == "end_turn"
     assert asked(editor, "elicitation/create") == []
     [permission] = asked(editor, "session/request_permission")
@@ -97,8 +92,7 @@ def test_with_no_way_to_ask_the_question_ends_the_turn_and_the_next_prompt_answe
 ) -> None:
     fake.enqueue(Reply((NAME,)), Reply((Text("Creating heron_tools.py."),)))
     with FakeEditor({**agent_env, **fake.environment(MODELS[provider])}) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         stop, updates = editor.prompt(session_id, "add a module")
         assert stop == "end_turn" and len(fake.requests) == 1
         shown = "".join(
@@ -136,15 +130,12 @@ def test_plan_mode_keeps_clarify(
 
 
 def test_session_cancel_while_the_user_is_asked_cancels_the_turn(
-    agent_env: dict[str, str], workspace: Path, fake: FakeLLM
+    env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
     fake.enqueue(Reply((COLOUR,)), Reply((Text("never asked for"),)))
-    with FakeEditor(
-        {**agent_env, **fake.environment(MODELS["anthropic"])}, elicitation=True
-    ) as editor:
+    with FakeEditor(env, elicitation=True) as editor:
         editor.elicitations.append(None)  # left open
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.start_prompt(session_id, "paint it", request_id="p1")
         form = editor.wait_for(lambda m: m.get("method") == "elicitation/create", timeout=30)
         editor.notify("session/cancel", {"sessionId": session_id})

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.editor import FakeEditor
+from tests.support.permissions import asked_because, full_access, questions
 from tests.support.sandbox import END_TO_END_SANDBOX
-from tests.test_editor_tools import call, scripted
-from tests.test_safety_e2e import asked_because, full_access, questions
+from tests.support.scripted_model import call, scripted
 
 pytestmark = END_TO_END_SANDBOX
 

@@ -29,9 +29,10 @@ from agent_core.messages import (
 )
 from agent_core.models.base import ModelRequest, ResponseCompleted, StreamEvent, TextDelta
 from agent_core.models.scripted import Rule, ScriptedModel
+from tests.support.agents import make_agent
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.models import UnpricedModel
 from tests.support.raw import RawAgent
-from tests.test_loop import make_agent
 
 pytestmark = pytest.mark.anyio
 
@@ -113,21 +114,13 @@ async def test_forced_compaction_summarises_and_the_next_turn_works() -> None:
     assert after[-1] == TurnEnded("end_turn")
 
 
-class OverflowOnce:
+class OverflowOnce(UnpricedModel):
     """A model whose first request is too long for it."""
 
     name, context_window, accepts_images = "test:overflow", 100_000, False
 
     def __init__(self) -> None:
         self.requests: list[ModelRequest] = []
-
-    def warm_up(self) -> None:
-        return None
-
-    def cost(
-        self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
-    ) -> float | None:
-        return None
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
@@ -169,8 +162,9 @@ def test_a_full_window_clears_old_output_and_the_turn_continues(
             Reply((Text("still here"),)),
         )
         with RawAgent(env) as agent:
-            agent.initialize({"session": {"compaction": {}, "notices": {}}})
-            session_id = agent.new_session(workspace)
+            session_id = agent.start_session(
+                workspace, {"session": {"compaction": {}, "notices": {}}}
+            )
             _, first = agent.prompt(session_id, "read the big file")
             stop, second = agent.prompt(session_id, "and now?")
         third = fake.requests[2].body["messages"]

@@ -14,21 +14,20 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import MODELS, FakeLLM, Reply, Text, ToolCall
-from tests.test_sessions_e2e import load
+from tests.support.session_load import reopen
+from tests.support.updates import of_kind
 
 PRICED = '[models."{model}"]\ninput_price = 3.0\noutput_price = 15.0\n'
 
 
 @pytest.fixture
-def env(
-    agent_env: dict[str, str], heron_home: Path, fake: FakeLLM, provider: str
-) -> dict[str, str]:
-    (heron_home / "config.toml").write_text(PRICED.format(model=MODELS[provider]))
-    return {**agent_env, **fake.environment(MODELS[provider])}
+def env_model(provider: str) -> str:
+    return MODELS[provider]
 
 
-def of_kind(updates: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [u for u in updates if u["sessionUpdate"] == kind]
+@pytest.fixture
+def env_config(env_model: str) -> str:
+    return PRICED.format(model=env_model)
 
 
 def parent_of(update: dict[str, Any]) -> str | None:
@@ -57,8 +56,7 @@ def test_two_read_only_subagents_run_at_once_and_only_their_reports_return(
         )
     agent = FakeEditor(env)
     with agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         stop, updates = agent.prompt(session_id, "where are alpha and beta?")
     assert stop == "end_turn"
 
@@ -120,8 +118,7 @@ def test_a_writing_subagent_asks_before_its_edit(
     )
     agent = FakeEditor(env)
     with agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         stop, updates = agent.prompt(session_id, "retitle the readme")
     assert stop == "end_turn"
     [asked] = [r for r in agent.requests if r["method"] == "session/request_permission"]
@@ -143,8 +140,7 @@ def test_cancel_during_a_subagent_stops_it_and_reload_replays_its_calls(
     )
     agent = FakeEditor(env)
     with agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         agent.start_prompt(session_id, "explore", request_id="p")
         fake.wait_for_requests(3)
         time.sleep(0.2)  # the child's second request is streaming, held open
@@ -158,8 +154,7 @@ def test_cancel_during_a_subagent_stops_it_and_reload_replays_its_calls(
 
     again = FakeEditor(env)
     with again:
-        again.initialize()
-        replayed, _ = load(again, session_id, workspace)
+        replayed, _ = reopen(again, session_id, workspace)
     [finder] = [u for u in of_kind(replayed, "tool_call") if u["name"] == "find_files"]
     [parent] = [u for u in of_kind(replayed, "tool_call") if u["name"] == "delegate"]
     assert parent_of(finder) == parent["toolCallId"]

@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.llm_requests import last_result
 
 BIN = Path(sys.executable).parent
 SERVERS = {
@@ -41,15 +42,6 @@ def edit(old: str, new: str) -> ToolCall:
     )
 
 
-def last_result(body: dict[str, Any]) -> str:
-    """The text of the last tool result in an Anthropic request."""
-    for message in reversed(body["messages"]):
-        for block in reversed(message["content"]):
-            if block.get("type") == "tool_result":
-                return str(block["content"])
-    raise AssertionError("no tool result")
-
-
 def run(
     env: dict[str, str], workspace: Path, fake: FakeLLM, editor: FakeEditor | None = None
 ) -> list[dict[str, Any]]:
@@ -61,8 +53,9 @@ def run(
     )
     agent = editor or FakeEditor(env)
     with agent:
-        agent.initialize({"_meta": {"heron": {"diagnostics": True}}} if editor else None)
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(
+            workspace, {"_meta": {"heron": {"diagnostics": True}}} if editor else None
+        )
         stop, updates = agent.prompt(session_id, "add a print, then take it back")
     assert stop == "end_turn"
     return updates
@@ -70,12 +63,11 @@ def run(
 
 @pytest.mark.parametrize("server", list(SERVERS))
 def test_an_edits_new_error_reaches_the_model_and_its_fix_clears_it(
-    server: str, agent_env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM
+    server: str, env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM
 ) -> None:
     command, expected = SERVERS[server]
     configure(heron_home, command)
     (workspace / "app.py").write_text(BEFORE)
-    env = {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
     updates = run(env, workspace, fake)
     after_edit = last_result(fake.requests[2].body)
     assert expected in after_edit and "app.py:2:7: error" in after_edit
@@ -93,11 +85,10 @@ def test_an_edits_new_error_reaches_the_model_and_its_fix_clears_it(
 
 
 def test_the_editors_own_diagnostics_are_preferred(
-    agent_env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM
+    env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM
 ) -> None:
     configure(heron_home, SERVERS["ruff"][0])
     (workspace / "app.py").write_text(BEFORE)
-    env = {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
     editor = FakeEditor(env)
 
     def diagnose(path: Path) -> list[dict[str, Any]]:
@@ -126,7 +117,7 @@ def test_the_editors_own_diagnostics_are_preferred(
 
 @pytest.mark.parametrize("broken", ["missing", "hanging"])
 def test_a_missing_or_hanging_server_costs_one_wait_and_one_notice(
-    broken: str, agent_env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM
+    broken: str, env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM
 ) -> None:
     command = (
         ["/nonexistent/language-server"]
@@ -135,7 +126,6 @@ def test_a_missing_or_hanging_server_costs_one_wait_and_one_notice(
     )
     configure(heron_home, command, first_wait=1.0)
     (workspace / "app.py").write_text(BEFORE)
-    env = {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
     started = time.monotonic()
     updates = run(env, workspace, fake)
     assert time.monotonic() - started < 8  # one wait of a second, not one per edit

@@ -24,13 +24,12 @@ def lines(out: str, start: str) -> list[str]:
 
 
 def test_doctor_checks_each_configured_model_with_its_fix(
-    agent_env: dict[str, str], heron_home: Path, fake: FakeLLM
+    env: dict[str, str], heron_home: Path, fake: FakeLLM
 ) -> None:
     fake.accepted_keys = {"good-key"}
     (heron_home / "config.toml").write_text(
         'fallback_models = ["anthropic:claude-nope", "openai:gpt-5", "openai-chat:qwen3-coder"]\n'
     )
-    env = {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
     env.update(ANTHROPIC_API_KEY="good-key", OPENAI_API_KEY="rejected-key")
     started = time.monotonic()
     done = heron(env, "doctor")
@@ -55,9 +54,8 @@ def test_doctor_checks_each_configured_model_with_its_fix(
 
 
 def test_doctor_says_when_a_provider_cannot_be_reached(
-    agent_env: dict[str, str], heron_home: Path, fake: FakeLLM
+    env: dict[str, str], heron_home: Path, fake: FakeLLM
 ) -> None:
-    env = {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
     env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # the discard port: nothing listens
     done = heron(env, "doctor")
     [line] = lines(done.stdout, "] anthropic:claude-sonnet-4-5:")

@@ -13,33 +13,8 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.processes import sleep_marker, sleepers
-
-
-def call(name: str, **arguments: Any) -> list[dict[str, Any]]:
-    return [{"tool_call": {"name": name, "arguments": arguments}}]
-
-
-def scripted(env: dict[str, str], tmp_path: Path, *replies: list[dict[str, Any]]) -> dict[str, str]:
-    script = tmp_path / f"script-{time.monotonic_ns()}.json"
-    script.write_text(
-        json.dumps({"rules": [{"match": "", "replies": [*replies, [{"text": "done"}]]}]})
-    )
-    return {**env, "HERON_MODEL": f"scripted:{script}"}
-
-
-def tool_updates(
-    updates: list[dict[str, Any]], name: str | None = None
-) -> dict[str, list[dict[str, Any]]]:
-    """Every update of every tool call, by call id (only calls of tool ``name`` when given)."""
-    calls: dict[str, list[dict[str, Any]]] = {}
-    for u in updates:
-        if u["sessionUpdate"] in ("tool_call", "tool_call_update"):
-            calls.setdefault(u["toolCallId"], []).append(u)
-    return {k: v for k, v in calls.items() if name is None or v[0].get("name") == name}
-
-
-def final(updates: list[dict[str, Any]]) -> dict[str, Any]:
-    return next(u for u in reversed(updates) if u.get("status") in ("completed", "failed"))
+from tests.support.scripted_model import call, scripted
+from tests.support.updates import final, tool_updates
 
 
 def index_of(editor: FakeEditor, predicate: Any) -> int:
@@ -58,8 +33,7 @@ def test_edit_reads_the_unsaved_buffer_shows_the_diff_first_and_writes_through_t
         call("edit_file", path="app.py", edits=[{"old_string": "y = 2", "new_string": "y = 3"}]),
     )
     with FakeEditor(env) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.buffers[str(app)] = "x = 1\ny = 2\n"  # typed in the editor, not saved
         stop, updates = editor.prompt(session_id, "change y")
     assert stop == "end_turn"
@@ -102,8 +76,7 @@ def test_a_rejected_edit_leaves_the_file_alone_and_tells_the_model(
         call("write_file", path="a.txt", content="new\n"),
     )
     with FakeEditor(env, fs=False) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.answers.append("reject_once")
         stop, updates = editor.prompt(session_id, "rewrite it")
     assert stop == "end_turn"
@@ -125,8 +98,7 @@ def test_an_edit_of_a_file_changed_since_it_was_read_is_refused(
         call("edit_file", path="a.txt", edits=[{"old_string": "one", "new_string": "two"}]),
     )
     with FakeEditor(env) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.answers.append("allow_once")
         original = editor.answer
 
@@ -157,8 +129,7 @@ def test_allow_always_for_a_command_prefix_survives_a_restart(
     assert rules[str(workspace)]["allow_commands"] == ["echo"]
     env = scripted(agent_env, tmp_path, call("terminal", command="echo second > second.txt"))
     with FakeEditor(env, terminal=False) as editor:  # a new process: a restart
-        editor.initialize()
-        _, updates = editor.prompt(editor.new_session(workspace), "run it again")
+        _, updates = editor.prompt(editor.start_session(workspace), "run it again")
         asked = [r for r in editor.requests if r["method"] == "session/request_permission"]
     [run] = tool_updates(updates, "terminal").values()
     assert asked == [] and final(run)["status"] == "completed"
@@ -179,8 +150,7 @@ def test_a_symlink_out_of_the_workspace_is_never_written_without_asking(
         call("write_file", path="link/evil.txt", content="pwned\n"),
     )
     with FakeEditor(env) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
         editor.answers.append("reject_once")
         _, updates = editor.prompt(session_id, "escape")
@@ -204,8 +174,7 @@ def test_plan_mode_refuses_edits_and_commands(
         call("terminal", command="touch made.txt"),
     )
     with FakeEditor(env) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "plan"})
         editor.drain(quiet=0.1)
         _, updates = editor.prompt(session_id, "do things")
@@ -223,8 +192,7 @@ def test_leaving_plan_mode_is_a_switch_mode_question(
 ) -> None:
     env = scripted(agent_env, tmp_path, call("switch_mode", plan="1. edit\n2. test"))
     with FakeEditor(env) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "plan"})
         editor.drain(quiet=0.1)
         editor.answers.append("accept-edits")
@@ -246,8 +214,7 @@ def test_dangerous_commands_ask_even_in_full_access(
     (workspace / "build").mkdir()
     env = scripted(agent_env, tmp_path, call("terminal", command="rm -rf build"))
     with FakeEditor(env, terminal=False) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
         editor.answers.append("reject_once")
         editor.prompt(session_id, "clean")
@@ -261,8 +228,7 @@ def test_a_cancelled_permission_request_ends_the_turn_cancelled(
 ) -> None:
     env = scripted(agent_env, tmp_path, call("terminal", command="echo hi > hi.txt"))
     with FakeEditor(env, terminal=False) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.answers.append("cancel")
         stop, updates = editor.prompt(session_id, "run")
         [run] = tool_updates(updates, "terminal").values()
@@ -274,8 +240,7 @@ def test_commands_run_in_the_editors_terminal_when_it_has_one(
 ) -> None:
     env = scripted(agent_env, tmp_path, call("terminal", command="echo from-the-editor"))
     with FakeEditor(env) as editor:
-        editor.initialize()
-        _, updates = editor.prompt(editor.new_session(workspace), "run")
+        _, updates = editor.prompt(editor.start_session(workspace), "run")
     methods = [r["method"] for r in editor.requests if r["method"].startswith("terminal/")]
     assert methods[0] == "terminal/create" and methods[-1] == "terminal/release"
     [run] = tool_updates(updates, "terminal").values()
@@ -296,8 +261,7 @@ def test_without_editor_capabilities_nothing_is_asked_of_the_editor(
         call("find_files", glob="*.txt"),
     )
     with FakeEditor(env, fs=False, terminal=False) as editor:
-        editor.initialize()
-        _, updates = editor.prompt(editor.new_session(workspace), "go")
+        _, updates = editor.prompt(editor.start_session(workspace), "go")
     assert {r["method"] for r in editor.requests} <= {"session/request_permission"}
     outputs = {
         v[0]["name"]: final(v)["rawOutput"]["output"] for v in tool_updates(updates).values()
@@ -316,8 +280,7 @@ def test_cancel_during_a_command_kills_its_process_group(
         call("terminal", command=f"sleep {marker} & sleep {marker}; touch finished"),
     )
     with FakeEditor(env, terminal=False) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.answers.append("allow_once")
         editor.start_prompt(session_id, "sleep", request_id="p")
         request = editor.wait_for(lambda m: m.get("method") == "session/request_permission")
@@ -347,8 +310,7 @@ def test_local_commands_do_not_see_secrets(
         call("terminal", command="env"),
     )
     with FakeEditor(env, terminal=False) as editor:
-        editor.initialize()
-        _, updates = editor.prompt(editor.new_session(workspace), "env")
+        _, updates = editor.prompt(editor.start_session(workspace), "env")
     output = final(next(iter(tool_updates(updates, "terminal").values())))["rawOutput"]["output"]
     assert "PLAIN_SETTING=visible" in output
     assert "sk-secret" not in output and "t0k" not in output
@@ -366,8 +328,7 @@ def test_background_processes_can_be_polled_and_killed(
         call("process", id="bg-1", action="kill"),
     )
     with FakeEditor(env, terminal=False) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
         _, updates = editor.prompt(session_id, "serve")
     outputs = [final(v)["rawOutput"]["output"] for v in tool_updates(updates).values()]
@@ -385,8 +346,7 @@ def test_background_processes_die_with_the_agent(
         agent_env, tmp_path, call("terminal", command=f"sleep {marker}", background=True)
     )
     with FakeEditor(env, terminal=False) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
         editor.prompt(session_id, "start it")
         assert sleepers(marker)
@@ -412,8 +372,7 @@ def test_the_plan_reaches_the_editor_whole_every_time(
     ]
     env = scripted(agent_env, tmp_path, call("todo", items=items))
     with FakeEditor(env) as editor:
-        editor.initialize()
-        _, updates = editor.prompt(editor.new_session(workspace), "plan")
+        _, updates = editor.prompt(editor.start_session(workspace), "plan")
     [plan] = [u for u in updates if u["sessionUpdate"] == "plan"]
     assert plan["entries"] == [
         {"content": "read", "priority": "medium", "status": "completed"},
@@ -433,8 +392,7 @@ def test_searches_never_list_version_control_internals(
         call("search", pattern="e", glob=["*"]),
     )
     with FakeEditor(env, fs=False, terminal=False) as editor:
-        editor.initialize()
-        _, updates = editor.prompt(editor.new_session(workspace), "go")
+        _, updates = editor.prompt(editor.start_session(workspace), "go")
     outputs = {
         v[0]["name"]: final(v)["rawOutput"]["output"] for v in tool_updates(updates).values()
     }
@@ -451,8 +409,7 @@ def test_reading_a_fifo_from_disk_fails_at_once_and_the_turn_goes_on(
     os.mkfifo(workspace / name)  # anything a command ran can leave one; opening it would block
     env = scripted(agent_env, tmp_path, call("read_file", path=name))
     with FakeEditor(env, fs=False) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         started = time.monotonic()
         stop, updates = editor.prompt(session_id, "read the pipe")
         assert time.monotonic() - started < 10  # the per-test timeout would catch a hang too

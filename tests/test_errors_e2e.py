@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.fake_llm import MODELS, Failure, FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
+from tests.support.updates import text_of
 
 FALLBACK = {
     "anthropic": "anthropic:claude-haiku-4-5",
@@ -57,8 +58,7 @@ def start(env: dict[str, str], workspace: Path, config: str = "") -> tuple[RawAg
         f"{config}\n[retry]\nbase_delay = 0.01\nmax_attempts = 2\n"
     )
     agent = RawAgent(env)
-    agent.initialize({"session": {"notices": {}}})
-    return agent, agent.new_session(workspace)
+    return agent, agent.start_session(workspace, {"session": {"notices": {}}})
 
 
 def failed_prompt(agent: RawAgent, session_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -75,14 +75,9 @@ def notices(updates: list[dict[str, Any]]) -> list[str]:
     return [u["title"] for u in updates if u["sessionUpdate"] == "notice"]
 
 
-def text_of(updates: list[dict[str, Any]]) -> str:
-    chunks = [u for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
-    return "".join(u["content"]["text"] for u in chunks)
-
-
 @pytest.fixture
-def env(agent_env: dict[str, str], fake: FakeLLM, provider: str) -> dict[str, str]:
-    return {**agent_env, **fake.environment(MODELS[provider])}
+def env_model(provider: str) -> str:
+    return MODELS[provider]
 
 
 def test_401_stops_with_which_key_to_fix(

@@ -15,6 +15,7 @@ import pytest
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
 from tests.support.processes import sleep_marker, sleepers, wait_dead
+from tests.support.updates import of_kind
 
 RENAME = """
 import heron_tools as h
@@ -29,16 +30,8 @@ print("renamed in %d files: %s" % (len(files), ", ".join(files)))
 
 
 @pytest.fixture
-def env(agent_env: dict[str, str], fake: FakeLLM) -> dict[str, str]:
-    return {
-        **agent_env,
-        **fake.environment("anthropic:claude-sonnet-4-5"),
-        "SECRET_TOKEN": "do-not-leak-me",
-    }
-
-
-def of_kind(updates: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [u for u in updates if u["sessionUpdate"] == kind]
+def env(env: dict[str, str]) -> dict[str, str]:
+    return {**env, "SECRET_TOKEN": "do-not-leak-me"}
 
 
 def final(updates: list[dict[str, Any]], call_id: str) -> dict[str, Any]:
@@ -55,8 +48,7 @@ def run_script(
     """One prompt whose model runs ``code`` with execute_code, then says "Done."."""
     fake.enqueue(Reply((ToolCall("execute_code", {"code": code}),)), Reply((Text("Done."),)))
     editor = FakeEditor(env)
-    editor.initialize({})
-    session_id = editor.new_session(workspace)
+    session_id = editor.start_session(workspace, {})
     stop, updates = editor.prompt(session_id, "go")
     assert stop == "end_turn"
     return editor, session_id, updates
@@ -192,8 +184,7 @@ def test_cancel_mid_script_ends_the_turn_and_the_script(
     )
     fake.enqueue(Reply((ToolCall("execute_code", {"code": code}),)))
     with FakeEditor(env) as editor:
-        editor.initialize({})
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace, {})
         editor.start_prompt(session_id, "wait", request_id="p")
         deadline = time.monotonic() + 20
         while not (ready.exists() and sleepers(marker)):
@@ -212,8 +203,7 @@ def test_cancelling_a_scripts_permission_question_ends_the_turn(
     (workspace / "a.py").write_text("x = OLD_NAME\n")
     fake.enqueue(Reply((ToolCall("execute_code", {"code": RENAME}),)))
     with FakeEditor(env) as editor:
-        editor.initialize({})
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace, {})
         editor.answers.extend(
             ["allow_once", "cancel"]
         )  # run the script; cancel its edit's question

@@ -16,7 +16,7 @@ from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
 from tests.support.images import jpeg, png
 from tests.support.raw import RawAgent
-from tests.test_sessions_e2e import load, updates_before
+from tests.support.session_load import load, reopen, updates_before
 
 PROVIDERS = {
     "anthropic": "anthropic:claude-sonnet-4-5",
@@ -118,8 +118,7 @@ def test_read_file_shows_a_png_and_a_jpeg_to_the_model_and_the_user(
         Reply((Text("a chart and a grey photo"),)),
     )
     with FakeEditor(provider_env(agent_env, fake, PROVIDERS[provider])) as editor:
-        editor.initialize()
-        stop, updates = editor.prompt(editor.new_session(workspace), "what are these?")
+        stop, updates = editor.prompt(editor.start_session(workspace), "what are these?")
     assert stop == "end_turn"
     assert not [r for r in editor.requests if r["method"] == "fs/read_text_file"]  # from disk
     png_text = f"chart.png: PNG image, 40×30 pixels, {len(png(40, 30)):,} bytes."
@@ -219,12 +218,10 @@ def test_a_loaded_session_replays_its_images_and_sends_them_again(
         {"type": "image", "data": PIXEL, "mimeType": "image/png"},
     ]
     with RawAgent(env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         agent.request("session/prompt", {"sessionId": session_id, "prompt": prompt})
     with RawAgent(env) as agent:  # a fresh process
-        agent.initialize()
-        replayed, response = load(agent, session_id, workspace)
+        replayed, response = reopen(agent, session_id, workspace)
         assert "result" in response
         fake.enqueue(Reply((Text("still a chart"),)))
         stop, _ = agent.prompt(session_id, "and now?")

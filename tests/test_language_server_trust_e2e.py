@@ -37,6 +37,7 @@ import pytest
 from agent_core.diagnostics.servers import DEFAULTS
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.llm_requests import last_result
 from tests.support.sandbox import END_TO_END_SANDBOX
 
 pytestmark = END_TO_END_SANDBOX
@@ -110,14 +111,6 @@ def edit_turn(fake: FakeLLM, name: str, old: str, new: str) -> None:
     )
 
 
-def last_result(body: dict[str, Any]) -> str:
-    for message in reversed(body["messages"]):
-        for block in reversed(message["content"]):
-            if block.get("type") == "tool_result":
-                return str(block["content"])
-    raise AssertionError("no tool result")
-
-
 def notices(updates: list[dict[str, Any]]) -> str:
     return "\n".join(
         u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"
@@ -163,8 +156,7 @@ def test_the_projects_typescript_runs_only_in_the_sandbox_unless_the_user_says_o
     plant_typescript(workspace, outside, heron_home)
     edit_turn(fake, "app.ts", "let x = 1;", "let x = 2;")
     with FakeEditor(environment(agent_env, fake, outside)) as editor:
-        editor.initialize()
-        stop, _ = editor.prompt(editor.new_session(workspace), "change x", timeout=60)
+        stop, _ = editor.prompt(editor.start_session(workspace), "change x", timeout=60)
     assert stop == "end_turn"
     result = last_result(fake.requests[2].body)
     assert "project typescript said:" in result  # the planted code ran, and reported
@@ -201,8 +193,7 @@ def test_the_real_typescript_language_server_runs_the_projects_typescript_only_c
     )
     edit_turn(fake, "app.ts", "let x = 1;", "let x = 2;")
     with FakeEditor(environment(agent_env, fake, outside)) as editor:
-        editor.initialize()
-        stop, _ = editor.prompt(editor.new_session(workspace), "change x", timeout=90)
+        stop, _ = editor.prompt(editor.start_session(workspace), "change x", timeout=90)
         private = Path(tempfile.gettempdir()).glob(f"heron-sandbox-{editor.proc.pid}-*/tmp")
         said = "".join(
             (p / "planted-seen").read_text() for p in private if (p / "planted-seen").exists()
@@ -234,8 +225,7 @@ def test_the_real_typescript_language_server_still_reports_in_the_sandbox(
     (workspace / "app.ts").write_text("let x: number = 1;\n")
     edit_turn(fake, "app.ts", "let x: number = 1;", 'let x: number = "one";')
     with FakeEditor(environment(agent_env, fake, outside)) as editor:
-        editor.initialize()
-        stop, _ = editor.prompt(editor.new_session(workspace), "make x a word", timeout=120)
+        stop, _ = editor.prompt(editor.start_session(workspace), "make x a word", timeout=120)
     assert stop == "end_turn"
     result = last_result(fake.requests[2].body)
     assert "Type 'string' is not assignable to type 'number'" in result, result
@@ -248,8 +238,7 @@ def test_without_a_sandbox_a_server_is_left_off_and_the_user_is_told_how_to_opt_
     plant_typescript(workspace, outside, heron_home)
     edit_turn(fake, "app.ts", "let x = 1;", "let x = 2;")
     with FakeEditor(environment(agent_env, fake, outside)) as editor:
-        editor.initialize()
-        stop, updates = editor.prompt(editor.new_session(workspace), "change x", timeout=60)
+        stop, updates = editor.prompt(editor.start_session(workspace), "change x", timeout=60)
     assert stop == "end_turn"
     result = last_result(fake.requests[2].body)
     assert "Diagnostics unavailable: typescript is left off" in result
@@ -281,8 +270,7 @@ def test_a_planted_venv_python_runs_only_in_the_sandbox_and_basedpyright_still_w
     env = environment(agent_env, fake, outside)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"
     with FakeEditor(env) as editor:
-        editor.initialize()
-        stop, _ = editor.prompt(editor.new_session(workspace), "use a new name", timeout=90)
+        stop, _ = editor.prompt(editor.start_session(workspace), "use a new name", timeout=90)
         private = list(Path(tempfile.gettempdir()).glob(f"heron-sandbox-{editor.proc.pid}-*/tmp"))
         said = "".join(
             p.joinpath("planted-seen").read_text() for p in private if (p / "planted-seen").exists()
@@ -318,8 +306,7 @@ def test_a_program_named_like_a_server_in_the_workspace_is_never_started(
     entries = ["/usr/bin", "/bin", "", "node_modules/.bin", "bin", str(workspace / "tools")]
     env["PATH"] = os.pathsep.join([*entries, str(links)])
     with FakeEditor(env, cwd=workspace) as editor:
-        editor.initialize()
-        stop, _ = editor.prompt(editor.new_session(workspace), "use y", timeout=60)
+        stop, _ = editor.prompt(editor.start_session(workspace), "use y", timeout=60)
     assert stop == "end_turn"
     assert "PLANTED" not in server_log(heron_home)
     assert not list(outside.glob("marker-*"))
@@ -383,8 +370,7 @@ def test_a_hanging_server_holds_up_neither_the_turn_nor_cancel(
     edit_turn(fake, "app.ts", "let x = 1;", "let x = 2;")
     editor = FakeEditor(environment(agent_env, fake, outside))
     with editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         _prompt_until_edit(editor, session_id)
         assert _cancelled_within(editor, session_id) < 5.0  # the waits are 120 s
         if hangs == "--hang":
@@ -414,8 +400,7 @@ def test_a_silent_server_costs_a_turn_one_wait_not_one_per_file(
         fake.enqueue(Reply((ToolCall("edit_file", edit),)))
     fake.enqueue(Reply((Text("Done."),)))
     with FakeEditor(environment(agent_env, fake, outside)) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         started = time.monotonic()
         stop, _ = editor.prompt(session_id, "change x thrice", timeout=60)
         took = time.monotonic() - started

@@ -142,8 +142,7 @@ def test_the_model_can_be_switched_and_the_choice_survives_a_restart(
     other = tmp_path / "other-script.json"
     other.write_text('{"rules": [{"match": "", "replies": [[{"text": "from the other model"}]]}]}')
     with RawAgent(agent_env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         switched = agent.request(
             "session/set_config_option",
             {"sessionId": session_id, "configId": "model", "value": f"scripted:{other}"},

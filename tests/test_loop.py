@@ -6,14 +6,13 @@ import itertools
 import re
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from pydantic import BaseModel
 
-from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Permissions
+from agent_core.approvals import Permissions
 from agent_core.errors import ToolError
 from agent_core.events import (
     MessageDelta,
@@ -36,29 +35,12 @@ from agent_core.messages import (
 )
 from agent_core.models.base import ModelRequest, StreamEvent
 from agent_core.models.scripted import Rule, ScriptedModel
-from agent_core.ports.runner import LocalRunner
+from agent_core.terminal import LocalTerminal
 from agent_core.tools.base import ToolContext, ToolOutput
+from tests.support.agents import AllowAll, NoRules, NoWorkspace, ignore, make_agent
 from tests.support.sandbox import no_sandbox
 
 pytestmark = pytest.mark.anyio
-
-
-class NoWorkspace:
-    roots = (Path("/nonexistent"),)
-
-    async def read_text(self, path: Path) -> str:
-        raise AssertionError("not used")
-
-    async def write_text(self, path: Path, content: str) -> None:
-        raise AssertionError("not used")
-
-    async def exists(self, path: Path) -> bool:
-        return False
-
-
-class AllowAll:
-    async def request(self, request: ApprovalRequest) -> ApprovalOutcome:
-        return ApprovalOutcome("allow_once")
 
 
 class NumberArguments(BaseModel):
@@ -97,29 +79,6 @@ class SlowTool:
 
 def scripted(*replies: list[dict[str, Any]]) -> ScriptedModel:
     return ScriptedModel("test", (Rule(re.compile(""), tuple(tuple(r) for r in replies)),), 0.0)
-
-
-async def ignore(event: object) -> None:
-    return None
-
-
-def make_agent(model: ScriptedModel, tools: dict[str, Any] | None = None, **kwargs: Any) -> Agent:
-    permissions = Permissions("ask", AllowAll(), NoRules(), ignore)
-    context = ToolContext("", NoWorkspace(), permissions, ignore, LocalRunner({}), no_sandbox())
-    return Agent(
-        model=model, tools=tools or {}, system_prompt="sys", tool_context=context, **kwargs
-    )
-
-
-class NoRules:
-    def allowed(self, category: str = "commands") -> frozenset[str]:
-        return frozenset()
-
-    def rejected(self, category: str = "commands") -> frozenset[str]:
-        return frozenset()
-
-    def remember(self, prefix: str, *, allow: bool, category: str = "commands") -> None:
-        return None
 
 
 def assert_alternates(history: tuple[Message, ...]) -> None:
@@ -306,7 +265,7 @@ class Camera:
 async def test_a_tools_images_go_to_models_that_can_see_them(sees_images: bool) -> None:
     call = ToolCallPart("c1", "camera", {"n": 1})
     permissions = Permissions("ask", AllowAll(), NoRules(), ignore)
-    context = ToolContext("c1", NoWorkspace(), permissions, ignore, LocalRunner({}), no_sandbox())
+    context = ToolContext("c1", NoWorkspace(), permissions, ignore, LocalTerminal({}), no_sandbox())
     result = await execute(call, {"camera": Camera()}, context, images=sees_images)
     if sees_images:
         assert result == ToolResultPart("c1", "a picture", images=(ImagePart("AAAA", "image/png"),))

@@ -16,21 +16,10 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.mcp_sessions import ROOT, SERVER, open_session, stdio
 from tests.support.processes import alive, wait_dead
 from tests.support.raw import RawAgent
-
-SERVER = [sys.executable, "-m", "tests.support.mcp_server"]
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def stdio(name: str, mode: str = "stdio", env: dict[str, str] | None = None) -> dict[str, Any]:
-    pairs = [{"name": k, "value": v} for k, v in (env or {}).items()]
-    return {
-        "name": name,
-        "command": sys.executable,
-        "args": ["-m", *SERVER[2:], mode],
-        "env": [{"name": "PYTHONPATH", "value": str(ROOT)}, *pairs],
-    }
+from tests.support.updates import of_kind
 
 
 def free_port() -> int:
@@ -71,19 +60,8 @@ def remote_servers() -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture
-def env(agent_env: dict[str, str], heron_home: Path, fake: FakeLLM) -> dict[str, str]:
-    (heron_home / "config.toml").write_text("[mcp]\nconnect_timeout = 20\n")
-    return {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
-
-
-def open_session(editor: RawAgent, workspace: Path, servers: list[dict[str, Any]]) -> str:
-    response = editor.request("session/new", {"cwd": str(workspace), "mcpServers": servers})
-    assert "result" in response, response
-    return response["result"]["sessionId"]
-
-
-def of_kind(updates: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [u for u in updates if u["sessionUpdate"] == kind]
+def env_config() -> str:
+    return "[mcp]\nconnect_timeout = 20\n"
 
 
 def final_status(updates: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

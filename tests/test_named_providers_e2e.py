@@ -118,8 +118,7 @@ def test_the_lists_are_asked_after_session_new_and_kept_on_disk(
     assert cache["providers"]["alpha"]["models"] == ["qwen3-coder", "qwen3-small"]
     asked = len(fake.listings) + len(second.listings)
     with RawAgent(env) as agent:  # a new process: the lists come from the file, unasked
-        agent.initialize()
-        agent.new_session(workspace)
+        agent.start_session(workspace)
         listed = picker(option_updates(agent)["params"]["update"]["configOptions"])
         assert "alpha:qwen3-small" in listed and "beta:llama-4" in listed
     assert len(fake.listings) + len(second.listings) == asked
@@ -133,8 +132,7 @@ def test_a_preset_needs_only_its_key(
     env = {**agent_env, "HERON_MODEL": "groq:llama-3.3-70b", "GROQ_API_KEY": "gsk-test"}
     fake.enqueue(Reply((Text("fast"),)))
     with RawAgent(env) as agent:
-        agent.initialize()
-        stop, _ = agent.prompt(agent.new_session(workspace), "hi")
+        stop, _ = agent.prompt(agent.start_session(workspace), "hi")
     assert stop == "end_turn"
     [request] = chats(fake)
     assert request.body["model"] == "llama-3.3-70b"
@@ -151,8 +149,7 @@ def test_claude_on_vertex_ai(
     env = {**agent_env, "HERON_MODEL": "vertex:claude-sonnet-4-5@20250929"}
     fake.enqueue(Reply((Text("hello from Vertex"),)))
     with RawAgent(env) as agent:
-        agent.initialize()
-        stop, updates = agent.prompt(agent.new_session(workspace), "hi")
+        stop, updates = agent.prompt(agent.start_session(workspace), "hi")
     assert stop == "end_turn" and said(updates) == "hello from Vertex"
     [request] = [r for r in fake.requests if r.path.endswith(":streamRawPredict")]
     assert request.path == (
@@ -177,8 +174,7 @@ def test_claude_on_bedrock(
     }
     fake.enqueue(Reply((Text("hello from Bedrock"),), chunk_chars=4))
     with RawAgent(env) as agent:
-        agent.initialize()
-        stop, updates = agent.prompt(agent.new_session(workspace), "hi")
+        stop, updates = agent.prompt(agent.start_session(workspace), "hi")
     assert stop == "end_turn" and said(updates) == "hello from Bedrock"
     [request] = [r for r in fake.requests if r.path.startswith("/model/")]
     assert request.path == (

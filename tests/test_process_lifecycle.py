@@ -2,34 +2,33 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.support.raw import RawAgent
+from tests.support.scripted_model import scripted
 
 
-def test_eof_exits_zero_within_a_second(agent_env: dict[str, str]) -> None:
-    with RawAgent(agent_env) as agent:
-        agent.initialize()
-        started = time.monotonic()
-        assert agent.close(timeout=5) == 0
-        assert time.monotonic() - started < 1.0
+@pytest.fixture
+def env(agent_env: dict[str, str]) -> dict[str, str]:
+    """The echo model: ``agent`` needs no model server here."""
+    return agent_env
+
+
+def test_eof_exits_zero_within_a_second(agent: RawAgent) -> None:
+    started = time.monotonic()
+    assert agent.close(timeout=5) == 0
+    assert time.monotonic() - started < 1.0
 
 
 def test_eof_during_a_turn_cancels_it_and_exits(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
-    script = tmp_path / "slow.json"
-    script.write_text(
-        json.dumps({"rules": [{"match": "", "replies": [[{"text": "busy"}, {"sleep": 60}]]}]})
-    )
-    agent_env["HERON_MODEL"] = f"scripted:{script}"
-    with RawAgent(agent_env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+    env = scripted(agent_env, tmp_path, [{"text": "busy"}, {"sleep": 60}])
+    with RawAgent(env) as agent:
+        session_id = agent.start_session(workspace)
         agent.start_prompt(session_id, "go", request_id=7)
         agent.wait_for(lambda m: m.get("method") == "session/update")
         started = time.monotonic()
@@ -42,8 +41,7 @@ def test_stdout_carries_only_acp_and_logs_go_to_stderr_and_the_log_file(
 ) -> None:
     agent_env["HERON_TRACE"] = "1"
     with RawAgent(agent_env) as agent:  # its reader fails on any non-JSON line
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         agent.request(
             "session/prompt",
             {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello é中文 😀"}]},

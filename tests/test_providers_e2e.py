@@ -13,40 +13,37 @@ import pytest
 
 from tests.support.fake_llm import MODELS, Failure, FakeLLM, Reasoning, Reply, Text, ToolCall
 from tests.support.raw import RawAgent
+from tests.support.updates import of_kind, text_of
 
 
 @pytest.fixture
-def env(
-    agent_env: dict[str, str], heron_home: Path, fake: FakeLLM, provider: str
-) -> dict[str, str]:
-    (heron_home / "config.toml").write_text("[retry]\nbase_delay = 0.05\nmax_attempts = 3\n")
-    return {**agent_env, **fake.environment(MODELS[provider])}
+def env_model(provider: str) -> str:
+    return MODELS[provider]
+
+
+@pytest.fixture
+def env_config() -> str:
+    return "[retry]\nbase_delay = 0.05\nmax_attempts = 3\n"
+
+
+@pytest.fixture
+def capabilities() -> dict[str, Any]:
+    return {"session": {"notices": {}}}
 
 
 def start(env: dict[str, str], workspace: Path, notices: bool = True) -> tuple[RawAgent, str]:
     agent = RawAgent(env)
-    agent.initialize({"session": {"notices": {}}} if notices else {})
-    return agent, agent.new_session(workspace)
-
-
-def of_kind(updates: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [u for u in updates if u["sessionUpdate"] == kind]
-
-
-def text_of(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") -> str:
-    return "".join(u["content"]["text"] for u in of_kind(updates, kind))
+    return agent, agent.start_session(workspace, {"session": {"notices": {}}} if notices else {})
 
 
 def test_text_and_reasoning_stream_before_the_model_finishes(
-    env: dict[str, str], workspace: Path, fake: FakeLLM
+    agent: RawAgent, session_id: str, fake: FakeLLM
 ) -> None:
     answer = "Streaming works, one small piece at a time."
     fake.enqueue(
         Reply((Reasoning("thinking it over"), Text(answer)), chunk_chars=6, chunk_delay=0.03)
     )
-    agent, session_id = start(env, workspace)
-    with agent:
-        stop, updates = agent.prompt(session_id, "hello")
+    stop, updates = agent.prompt(session_id, "hello")
     assert stop == "end_turn"
     assert text_of(updates) == answer
     assert text_of(updates, "agent_thought_chunk") == "thinking it over"
@@ -67,27 +64,23 @@ def test_text_and_reasoning_stream_before_the_model_finishes(
 
 @pytest.mark.parametrize("provider", ["openai-chat"])
 def test_chat_reasoning_in_either_field_streams_as_thought(
-    env: dict[str, str], workspace: Path, fake: FakeLLM
+    agent: RawAgent, session_id: str, fake: FakeLLM
 ) -> None:
     fake.enqueue(
         Reply((Reasoning("first, ", "reasoning"), Reasoning("then"), Text("done")), chunk_chars=4)
     )
-    agent, session_id = start(env, workspace)
-    with agent:
-        stop, updates = agent.prompt(session_id, "hello")
+    stop, updates = agent.prompt(session_id, "hello")
     assert stop == "end_turn"
     assert text_of(updates, "agent_thought_chunk") == "first, then"
     assert text_of(updates) == "done"
 
 
-def test_a_tool_call_round_trip(env: dict[str, str], workspace: Path, fake: FakeLLM) -> None:
+def test_a_tool_call_round_trip(agent: RawAgent, session_id: str, fake: FakeLLM) -> None:
     fake.enqueue(
         Reply((Text("Let me look."), ToolCall("read_file", {"path": "README.md"})), chunk_chars=5),
         Reply((Text("It is a sample."),)),
     )
-    agent, session_id = start(env, workspace)
-    with agent:
-        stop, updates = agent.prompt(session_id, "what is in the readme?")
+    stop, updates = agent.prompt(session_id, "what is in the readme?")
     assert stop == "end_turn"
     [call] = of_kind(updates, "tool_call")
     assert call["status"] == "pending" and call["name"] == "read_file" and call["kind"] == "read"
@@ -127,35 +120,31 @@ def test_cancel_during_a_tool(env: dict[str, str], workspace: Path, fake: FakeLL
 
 
 def test_a_cancel_sent_while_the_first_prompt_loads_its_parts_ends_it(
-    env: dict[str, str], workspace: Path, fake: FakeLLM
+    agent: RawAgent, session_id: str, fake: FakeLLM
 ) -> None:
     """The first prompt of a fresh process waits for the SDK and the turn machinery to load (in
     worker threads); a cancel sent meanwhile ends it before it asks the model anything."""
     fake.enqueue(Reply((Text("never sent"),)))
-    agent, session_id = start(env, workspace)
-    with agent:
-        agent.start_prompt(session_id, "hello", request_id="p")
-        agent.notify("session/cancel", {"sessionId": session_id})
-        response = agent.wait_for(lambda m: m.get("id") == "p", timeout=30)
-        assert response["result"] == {"stopReason": "cancelled"}
-        assert fake.requests == []
-        stop, updates = agent.prompt(session_id, "again")  # the session goes on
+    agent.start_prompt(session_id, "hello", request_id="p")
+    agent.notify("session/cancel", {"sessionId": session_id})
+    response = agent.wait_for(lambda m: m.get("id") == "p", timeout=30)
+    assert response["result"] == {"stopReason": "cancelled"}
+    assert fake.requests == []
+    stop, updates = agent.prompt(session_id, "again")  # the session goes on
     assert stop == "end_turn" and text_of(updates) == "never sent"
 
 
 def test_images_reach_models_that_take_them(
-    env: dict[str, str], workspace: Path, fake: FakeLLM, provider: str
+    agent: RawAgent, session_id: str, fake: FakeLLM, provider: str
 ) -> None:
     fake.enqueue(Reply((Text("a red pixel"),)))
-    agent, session_id = start(env, workspace)
-    with agent:
-        capabilities = agent.initialize()["agentCapabilities"]["promptCapabilities"]
-        pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
-        prompt = [
-            {"type": "text", "text": "what is this?"},
-            {"type": "image", "data": pixel, "mimeType": "image/png"},
-        ]
-        response = agent.request("session/prompt", {"sessionId": session_id, "prompt": prompt})
+    capabilities = agent.initialize()["agentCapabilities"]["promptCapabilities"]
+    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+    prompt = [
+        {"type": "text", "text": "what is this?"},
+        {"type": "image", "data": pixel, "mimeType": "image/png"},
+    ]
+    response = agent.request("session/prompt", {"sessionId": session_id, "prompt": prompt})
     if provider == "openai-chat":  # a model Heron knows nothing about: no images unless configured
         assert capabilities["image"] is False and response["error"]["code"] == -32602
         return
@@ -164,12 +153,10 @@ def test_images_reach_models_that_take_them(
 
 
 def test_rate_limit_is_retried_and_the_user_sees_it(
-    env: dict[str, str], workspace: Path, fake: FakeLLM
+    agent: RawAgent, session_id: str, fake: FakeLLM
 ) -> None:
     fake.enqueue(Failure(429, retry_after=0.2, message="slow down"), Reply((Text("ok now"),)))
-    agent, session_id = start(env, workspace)
-    with agent:
-        stop, updates = agent.prompt(session_id, "hi")
+    stop, updates = agent.prompt(session_id, "hi")
     assert stop == "end_turn"
     assert text_of(updates) == "ok now"
     [notice] = of_kind(updates, "notice")
@@ -190,7 +177,7 @@ def test_without_notice_support_the_status_is_a_short_message(
 
 
 def test_a_stream_cut_mid_message_ends_the_turn_clearly_and_keeps_history(
-    env: dict[str, str], workspace: Path, fake: FakeLLM
+    agent: RawAgent, session_id: str, fake: FakeLLM
 ) -> None:
     fake.enqueue(
         Reply(
@@ -199,12 +186,10 @@ def test_a_stream_cut_mid_message_ends_the_turn_clearly_and_keeps_history(
             cut_after_events=8,
         )
     )
-    agent, session_id = start(env, workspace)
-    with agent:
-        stop, updates = agent.prompt(session_id, "first")
-        partial = text_of(updates)
-        fake.enqueue(Reply((Text("second answer"),)))
-        stop2, updates2 = agent.prompt(session_id, "second")
+    stop, updates = agent.prompt(session_id, "first")
+    partial = text_of(updates)
+    fake.enqueue(Reply((Text("second answer"),)))
+    stop2, updates2 = agent.prompt(session_id, "second")
     assert stop == "end_turn" and partial and "cut off" not in partial
     assert any("cut off" in n["title"] for n in of_kind(updates, "notice"))
     assert stop2 == "end_turn" and text_of(updates2) == "second answer"
@@ -213,50 +198,40 @@ def test_a_stream_cut_mid_message_ends_the_turn_clearly_and_keeps_history(
 
 
 def test_a_stream_cut_before_any_output_is_retried(
-    env: dict[str, str], workspace: Path, fake: FakeLLM
+    agent: RawAgent, session_id: str, fake: FakeLLM
 ) -> None:
     fake.enqueue(Reply((Text("never seen"),), cut_after_events=1), Reply((Text("second try"),)))
-    agent, session_id = start(env, workspace)
-    with agent:
-        stop, updates = agent.prompt(session_id, "hi")
+    stop, updates = agent.prompt(session_id, "hi")
     assert stop == "end_turn" and text_of(updates) == "second try"
 
 
-def test_cancel_during_the_stream(env: dict[str, str], workspace: Path, fake: FakeLLM) -> None:
+def test_cancel_during_the_stream(agent: RawAgent, session_id: str, fake: FakeLLM) -> None:
     fake.enqueue(Reply((Text("partial answer"),), hold_open=30))
-    agent, session_id = start(env, workspace)
-    with agent:
-        agent.start_prompt(session_id, "go", request_id="p")
-        agent.wait_for(
-            lambda m: (
-                m.get("params", {}).get("update", {}).get("sessionUpdate") == "agent_message_chunk"
-            )
+    agent.start_prompt(session_id, "go", request_id="p")
+    agent.wait_for(
+        lambda m: (
+            m.get("params", {}).get("update", {}).get("sessionUpdate") == "agent_message_chunk"
         )
-        cancelled_at = time.monotonic()
-        agent.notify("session/cancel", {"sessionId": session_id})
-        response = agent.wait_for(lambda m: m.get("id") == "p", timeout=5)
-        assert response["result"] == {"stopReason": "cancelled"}
-        assert time.monotonic() - cancelled_at < 1.0
-        answered_at = next(t for t, m in agent.arrivals if m.get("id") == "p")
-        late = [
-            m for t, m in agent.arrivals if t > answered_at and m.get("method") == "session/update"
-        ]
-        assert late == []  # nothing for the session after the cancelled prompt's answer
-        agent.drain(quiet=0.2)
-        fake.enqueue(Reply((Text("after cancel"),)))
-        stop, updates = agent.prompt(session_id, "again")
+    )
+    cancelled_at = time.monotonic()
+    agent.notify("session/cancel", {"sessionId": session_id})
+    response = agent.wait_for(lambda m: m.get("id") == "p", timeout=5)
+    assert response["result"] == {"stopReason": "cancelled"}
+    assert time.monotonic() - cancelled_at < 1.0
+    answered_at = next(t for t, m in agent.arrivals if m.get("id") == "p")
+    late = [m for t, m in agent.arrivals if t > answered_at and m.get("method") == "session/update"]
+    assert late == []  # nothing for the session after the cancelled prompt's answer
+    agent.drain(quiet=0.2)
+    fake.enqueue(Reply((Text("after cancel"),)))
+    stop, updates = agent.prompt(session_id, "again")
     assert stop == "end_turn" and text_of(updates) == "after cancel"
     assert "partial answer" in json.dumps(fake.requests[1].body)
 
 
-def test_an_unknown_model_is_a_clear_error(
-    env: dict[str, str], workspace: Path, fake: FakeLLM
-) -> None:
+def test_an_unknown_model_is_a_clear_error(agent: RawAgent, session_id: str, fake: FakeLLM) -> None:
     fake.enqueue(Failure(404, message="model not found"))
-    agent, session_id = start(env, workspace)
-    with agent:
-        agent.start_prompt(session_id, "go", request_id="p")
-        error = agent.wait_for(lambda m: m.get("id") == "p")["error"]
+    agent.start_prompt(session_id, "go", request_id="p")
+    error = agent.wait_for(lambda m: m.get("id") == "p")["error"]
     assert "model not found" in error["message"] and "Traceback" not in error["message"]
 
 
@@ -264,12 +239,10 @@ def test_an_unknown_model_is_a_clear_error(
     ("stop", "expected"), [("max_tokens", "max_tokens"), ("refusal", "refusal")]
 )
 def test_stop_reasons_reach_the_editor(
-    env: dict[str, str], workspace: Path, fake: FakeLLM, stop: str, expected: str
+    agent: RawAgent, session_id: str, fake: FakeLLM, stop: str, expected: str
 ) -> None:
     fake.enqueue(Reply((Text("I will not finish this"),), stop=stop))  # type: ignore[arg-type]
-    agent, session_id = start(env, workspace)
-    with agent:
-        result, _ = agent.prompt(session_id, "go")
+    result, _ = agent.prompt(session_id, "go")
     assert result == expected
 
 

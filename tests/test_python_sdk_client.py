@@ -25,6 +25,7 @@ from acp.schema import (
 )
 
 from tests.support.schema import WireChecker
+from tests.support.scripted_model import scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -105,15 +106,9 @@ async def test_initialize_new_session_and_a_streamed_prompt(
 async def test_cancel_stops_a_running_turn(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
-    script = tmp_path / "slow.json"
-    script.write_text(
-        json.dumps(
-            {"rules": [{"match": "", "replies": [[{"text": "working on it"}, {"sleep": 60}]]}]}
-        )
-    )
-    agent_env["HERON_MODEL"] = f"scripted:{script}"
+    env = scripted(agent_env, tmp_path, [{"text": "working on it"}, {"sleep": 60}])
     client, checker = RecordingClient(), WireChecker()
-    async with heron(client, agent_env, checker) as (conn, _proc):
+    async with heron(client, env, checker) as (conn, _proc):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         stop: list[str] = []

@@ -15,9 +15,9 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.permissions import full_access, questions
 from tests.support.raw import RawAgent
-from tests.test_commands import text_of
-from tests.test_safety_e2e import full_access, questions
+from tests.support.updates import text_of
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAA-LEAKED"
 CANARY = "canary-environ-5f0c1e"  # in Heron's own environment: /proc/self/environ
@@ -34,8 +34,14 @@ def secret(tmp_path: Path) -> Path:
     return ssh / "id_rsa"
 
 
-def model_env(agent_env: dict[str, str], fake: FakeLLM) -> dict[str, str]:
-    return {**agent_env, **fake.environment("anthropic:claude-test"), "LEAK_CANARY": CANARY}
+@pytest.fixture
+def env_model() -> str:
+    return "anthropic:claude-test"
+
+
+@pytest.fixture
+def env(env: dict[str, str]) -> dict[str, str]:
+    return {**env, "LEAK_CANARY": CANARY}
 
 
 def write_skill(folder: Path, name: str, body: str = "Follow the steps.") -> Path:
@@ -67,7 +73,7 @@ def assert_nowhere(agent: RawAgent, fake: FakeLLM, *secrets: str) -> None:
 
 
 def test_secrets_linked_from_the_repository_reach_neither_the_model_nor_the_editor(
-    agent_env: dict[str, str], workspace: Path, heron_home: Path, secret: Path, fake: FakeLLM
+    env: dict[str, str], workspace: Path, heron_home: Path, secret: Path, fake: FakeLLM
 ) -> None:
     (heron_home / "config.toml").write_text(f"# {CONFIG_CANARY}\n")
     (workspace / "AGENTS.md").symlink_to(secret)
@@ -88,9 +94,8 @@ def test_secrets_linked_from_the_repository_reach_neither_the_model_nor_the_edit
         Reply((Text("done"),)),
         Reply((Text("reviewed"),)),
     )
-    with RawAgent(model_env(agent_env, fake)) as agent:
-        agent.initialize(NOTICES)
-        session_id = agent.new_session(workspace)
+    with RawAgent(env) as agent:
+        session_id = agent.start_session(workspace, NOTICES)
         announced = agent.wait_for(lambda m: m.get("method") == "session/update")
         mention = {"type": "resource_link", "uri": f"file://{workspace}/notes.md", "name": "n"}
         prompt = [{"type": "text", "text": "look at the notes"}, mention]
@@ -124,7 +129,7 @@ def test_secrets_linked_from_the_repository_reach_neither_the_model_nor_the_edit
 
 
 def test_a_restored_file_turned_into_a_link_shows_no_diff_of_what_it_leads_to(
-    agent_env: dict[str, str], workspace: Path, secret: Path, fake: FakeLLM
+    env: dict[str, str], workspace: Path, secret: Path, fake: FakeLLM
 ) -> None:
     (workspace / "a.py").write_text("a = 1\n")
     fake.enqueue(
@@ -139,7 +144,7 @@ def test_a_restored_file_turned_into_a_link_shows_no_diff_of_what_it_leads_to(
         ),
         Reply((Text("done"),)),
     )
-    with FakeEditor(model_env(agent_env, fake), terminal=False) as editor:
+    with FakeEditor(env, terminal=False) as editor:
         session_id = full_access(editor, workspace)
         editor.prompt(session_id, "change a.py")
         (workspace / "a.py").unlink()
@@ -160,7 +165,7 @@ def test_a_restored_file_turned_into_a_link_shows_no_diff_of_what_it_leads_to(
 
 
 def test_fifos_in_the_repository_freeze_nothing_and_are_named(
-    agent_env: dict[str, str], workspace: Path, heron_home: Path, fake: FakeLLM
+    env: dict[str, str], workspace: Path, heron_home: Path, fake: FakeLLM
 ) -> None:
     os.mkfifo(workspace / "AGENTS.md")
     (workspace / ".heron" / "commands").mkdir(parents=True)
@@ -171,7 +176,7 @@ def test_fifos_in_the_repository_freeze_nothing_and_are_named(
     os.mkfifo(workspace / ".heron" / "skills" / "stuck" / "SKILL.md")
     os.mkfifo(workspace / "pipe.txt")
     fake.enqueue(Reply((Text("first answer"),)))
-    with RawAgent(model_env(agent_env, fake)) as agent:
+    with RawAgent(env) as agent:
         agent.initialize(NOTICES)
         started = time.monotonic()
         session_id = agent.new_session(workspace)  # answered, not frozen

@@ -28,12 +28,13 @@ from agent_core.models.base import (
 )
 from agent_core.models.resilient import ResilientModel
 from agent_core.models.settings import RetrySettings
+from tests.support.models import UnpricedModel
 
 pytestmark = pytest.mark.anyio
 REQUEST = ModelRequest("sys", (UserMessage((TextPart("hi"),)),))
 
 
-class FlakyModel:
+class FlakyModel(UnpricedModel):
     """Fails with the given errors, one per call, then answers "ok"."""
 
     def __init__(
@@ -45,14 +46,6 @@ class FlakyModel:
         self.calls = 0
         self._failures = failures
         self._fail_after_text = fail_after_text
-
-    def warm_up(self) -> None:
-        return None
-
-    def cost(
-        self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
-    ) -> float | None:
-        return None
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         self.calls += 1

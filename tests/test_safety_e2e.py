@@ -14,9 +14,12 @@ from typing import Any
 import pytest
 
 from tests.support.editor import FakeEditor
+from tests.support.mcp_sessions import stdio
+from tests.support.permissions import asked_because, full_access, questions
 from tests.support.processes import sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import END_TO_END_SANDBOX
-from tests.test_editor_tools import call, final, scripted, tool_updates
+from tests.support.scripted_model import call, scripted
+from tests.support.updates import final, tool_updates
 
 pytestmark = END_TO_END_SANDBOX
 
@@ -34,28 +37,9 @@ def env(agent_env: dict[str, str], home: Path) -> dict[str, str]:
     return {**agent_env, "HOME": str(home), "ANTHROPIC_API_KEY": "sk-ant-e2e-0123456789abcdef"}
 
 
-def questions(editor: FakeEditor) -> list[dict[str, Any]]:
-    return [r["params"] for r in editor.requests if r["method"] == "session/request_permission"]
-
-
-def asked_because(question: dict[str, Any]) -> str:
-    texts = [
-        c["content"]["text"] for c in question["toolCall"].get("content", []) if "content" in c
-    ]
-    return next((t for t in texts if t.startswith("Asking because")), "")
-
-
 def output_of(updates: list[dict[str, Any]], name: str = "terminal") -> str:
     [updates_of_call] = tool_updates(updates, name).values()
     return str(final(updates_of_call)["rawOutput"]["output"])
-
-
-def full_access(editor: FakeEditor, workspace: Path) -> str:
-    editor.initialize()
-    session_id = editor.new_session(workspace)
-    editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
-    editor.drain(quiet=0.1)
-    return session_id
 
 
 @pytest.mark.parametrize("terminal", [False, True], ids=["local", "editor-terminal"])
@@ -156,8 +140,7 @@ def test_a_hostile_repository_runs_nothing_when_a_session_opens_on_it(
     os.utime(workspace / "a.txt", (1, 1))  # stat-dirty: git would run the clean filter
     for mode in ("plan", "ask", "full-access"):
         with FakeEditor({**env, "HERON_MODE": mode}) as editor:
-            editor.initialize()
-            stop, _ = editor.prompt(editor.new_session(workspace), "hello")
+            stop, _ = editor.prompt(editor.start_session(workspace), "hello")
         assert stop == "end_turn"
     assert sorted(p.name for p in sentinels.iterdir()) == []
 
@@ -182,8 +165,7 @@ def test_plan_mode_never_writes_whatever_the_user_answers(
         call("execute_code", code="open('script.txt', 'w').write('x')"),
     ]
     with FakeEditor(scripted({**env, "HERON_MODE": "plan"}, tmp_path, *calls)) as editor:
-        editor.initialize()
-        stop, updates = editor.prompt(editor.new_session(workspace), "try everything")
+        stop, updates = editor.prompt(editor.start_session(workspace), "try everything")
     assert stop == "end_turn"
     assert questions(editor) == []  # refused before anyone is asked: there is nothing to allow
     assert sorted(p.name for p in workspace.iterdir()) == ["README.md", "linked.txt", "src"]
@@ -285,8 +267,7 @@ def test_secrets_never_reach_the_session_store_or_the_logs(
         env, tmp_path, call("read_file", path="settings.txt"), call("read_file", path="key.txt")
     )
     with FakeEditor(scripted_env) as editor:
-        editor.initialize()
-        _, updates = editor.prompt(editor.new_session(workspace), "read them")
+        _, updates = editor.prompt(editor.start_session(workspace), "read them")
         assert editor.close() == 0
     assert password in str(updates)  # the editor was shown the file as it is
     stored = b"".join(
@@ -303,7 +284,6 @@ def test_secrets_never_reach_the_session_store_or_the_logs(
 def test_stdio_mcp_servers_run_in_the_sandbox_when_configured(
     env: dict[str, str], workspace: Path, tmp_path: Path, heron_home: Path, confined: bool
 ) -> None:
-    from tests.test_mcp_e2e import stdio
 
     if confined:
         (heron_home / "config.toml").write_text("[sandbox]\nmcp_servers = true\n")

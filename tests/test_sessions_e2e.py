@@ -15,7 +15,8 @@ import pytest
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
-from tests.test_editor_tools import call, scripted
+from tests.support.scripted_model import call, scripted
+from tests.support.session_load import load, reopen, updates_before
 
 REPLAYED = (
     "user_message_chunk",
@@ -48,27 +49,6 @@ def wait_for_first_chunk(agent: RawAgent) -> None:
     )
 
 
-def updates_before(agent: RawAgent, request_id: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The updates that arrived before the response to ``request_id``, and the response."""
-    updates: list[dict[str, Any]] = []
-    while True:
-        message = agent.wait_for(lambda m: True)
-        if message.get("id") == request_id and "method" not in message:
-            return updates, message
-        if message.get("method") == "session/update":
-            updates.append(message["params"]["update"])
-
-
-def load(
-    agent: RawAgent, session_id: str, cwd: Path
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """``session/load``: the updates it replayed, and its response."""
-    request_id = f"load-{session_id}"
-    params = {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []}
-    agent.send({"jsonrpc": "2.0", "id": request_id, "method": "session/load", "params": params})
-    return updates_before(agent, request_id)
-
-
 def test_a_loaded_session_replays_what_the_editor_saw(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
@@ -85,8 +65,7 @@ def test_a_loaded_session_replays_what_the_editor_saw(
         call("edit_file", path="notes.txt", edits=[{"old_string": "one", "new_string": "two"}]),
     )
     with FakeEditor(env) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         _, live = editor.prompt(session_id, "fix the notes")
     user = {
         "sessionUpdate": "user_message_chunk",
@@ -96,8 +75,7 @@ def test_a_loaded_session_replays_what_the_editor_saw(
     expected = [user, *folded([u for u in live if u["sessionUpdate"] in REPLAYED]), usage]
 
     with FakeEditor(env) as editor:  # a fresh process
-        editor.initialize()
-        replayed, response = load(editor, session_id, workspace)
+        replayed, response = reopen(editor, session_id, workspace)
         assert response["result"]["modes"]["currentModeId"] == "ask"
         assert editor.drain(quiet=0.5) == []  # nothing follows the load response
     assert replayed[:-1] == expected
@@ -122,8 +100,7 @@ def test_a_loaded_session_continues_with_its_history(
         env = {**agent_env, **fake.environment("anthropic:claude-test")}
         fake.enqueue(Reply((Text("Noted: heron."),)), Reply((Text("The word was heron."),)))
         with RawAgent(env) as agent:
-            agent.initialize()
-            session_id = agent.new_session(workspace)
+            session_id = agent.start_session(workspace)
             agent.prompt(session_id, "remember the word heron")
         with RawAgent(env) as agent:  # a fresh process
             agent.initialize()
@@ -144,8 +121,7 @@ def test_resume_does_not_replay_and_keeps_the_mode(
     agent_env: dict[str, str], workspace: Path
 ) -> None:
     with RawAgent(agent_env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         agent.request("session/set_mode", {"sessionId": session_id, "modeId": "plan"})
         agent.prompt(session_id, "hello")
     with RawAgent(agent_env) as agent:
@@ -174,8 +150,7 @@ def test_sessions_get_a_title_after_the_first_exchange(
     agent_env: dict[str, str], workspace: Path
 ) -> None:
     with RawAgent(agent_env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         _, updates = agent.prompt(session_id, "Fix the flaky login test\nand more details")
         _, again = agent.prompt(session_id, "second prompt")
         listed = agent.request("session/list", {"cwd": str(workspace)})["result"]["sessions"]
@@ -191,8 +166,7 @@ def test_list_pages_through_120_sessions_newest_first(
     other = tmp_path / "other"
     other.mkdir()
     with RawAgent(agent_env) as agent:
-        agent.initialize()
-        created = [agent.new_session(workspace) for _ in range(120)]
+        created = [agent.start_session(workspace) for _ in range(120)]
         agent.new_session(other)
         seen: list[str] = []
         cursor = None
@@ -221,8 +195,7 @@ def test_list_pages_through_120_sessions_newest_first(
 
 def test_close_and_delete(agent_env: dict[str, str], workspace: Path) -> None:
     with RawAgent(agent_env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         assert agent.request("session/close", {"sessionId": session_id})["result"] == {}
         assert (
             agent.request(
@@ -249,8 +222,7 @@ def test_close_during_a_prompt_ends_it_cancelled(
 ) -> None:
     env = scripted(agent_env, tmp_path, [{"text": "working"}, {"sleep": 30}])
     with RawAgent(env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         agent.start_prompt(session_id, "go", request_id="p")
         wait_for_first_chunk(agent)
         agent.send(
@@ -292,8 +264,7 @@ def test_a_killed_agent_loses_at_most_the_reply_it_was_writing(
 ) -> None:
     env = scripted(agent_env, tmp_path, [{"text": "first answer"}])
     with RawAgent(env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         agent.prompt(session_id, "first question")
     slow = scripted(agent_env, tmp_path, [{"text": "an answer that never ends"}, {"sleep": 60}])
     with RawAgent(slow) as agent:
@@ -308,8 +279,7 @@ def test_a_killed_agent_loses_at_most_the_reply_it_was_writing(
         os.kill(agent.proc.pid, signal.SIGKILL)
         agent.proc.wait()
     with RawAgent(env) as agent:
-        agent.initialize()
-        replayed, response = load(agent, session_id, workspace)
+        replayed, response = reopen(agent, session_id, workspace)
     assert "result" in response
     texts = [
         u["content"]["text"]
@@ -326,17 +296,14 @@ def test_the_agent_can_search_earlier_sessions_of_the_workspace(
 ) -> None:
     first = scripted(agent_env, tmp_path, [{"text": "We chose PostgreSQL for the ledger service."}])
     with RawAgent(first) as agent:
-        agent.initialize()
-        agent.prompt(agent.new_session(workspace), "which database did we pick?")
+        agent.prompt(agent.start_session(workspace), "which database did we pick?")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     with RawAgent(first) as agent:
-        agent.initialize()
-        agent.prompt(agent.new_session(elsewhere), "the ledger uses sqlite here")
+        agent.prompt(agent.start_session(elsewhere), "the ledger uses sqlite here")
     searching = scripted(agent_env, tmp_path, call("session_search", query="ledger database"))
     with RawAgent(searching) as agent:
-        agent.initialize()
-        _, updates = agent.prompt(agent.new_session(workspace), "remind me")
+        _, updates = agent.prompt(agent.start_session(workspace), "remind me")
     result = next(u for u in updates if u.get("status") == "completed")["rawOutput"]["output"]
     assert "which database did we pick?" in result and "[ledger]" in result
     assert "sqlite" not in result  # other workspaces stay out
@@ -346,8 +313,7 @@ def test_a_fork_diverges_without_touching_its_parent(
     agent_env: dict[str, str], workspace: Path
 ) -> None:
     with RawAgent(agent_env) as agent:
-        agent.initialize()
-        parent = agent.new_session(workspace)
+        parent = agent.start_session(workspace)
         agent.prompt(parent, "shared beginning")
         fork = agent.request(
             "session/fork",
@@ -376,8 +342,7 @@ def test_a_terminated_agent_saves_the_reply_it_was_writing(
     """SIGTERM (an editor closing) ends the turn like a cancel: what arrived is kept and saved."""
     slow = scripted(agent_env, tmp_path, [{"text": "an answer cut short"}, {"sleep": 60}])
     with RawAgent(slow) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         agent.start_prompt(session_id, "a question", request_id="p")
         wait_for_first_chunk(agent)
         time.sleep(0.2)
@@ -386,8 +351,7 @@ def test_a_terminated_agent_saves_the_reply_it_was_writing(
         answer = agent.wait_for(lambda m: m.get("id") == "p")
         assert answer["result"]["stopReason"] == "cancelled"  # the prompt is answered, too
     with RawAgent(slow) as agent:
-        agent.initialize()
-        replayed, response = load(agent, session_id, workspace)
+        replayed, response = reopen(agent, session_id, workspace)
     assert "result" in response
     texts = [u["content"]["text"] for u in replayed if u["sessionUpdate"] == "agent_message_chunk"]
     assert "".join(texts) == "an answer cut short"
@@ -400,16 +364,14 @@ def test_a_reply_with_a_broken_character_is_saved_and_replayed(
     env = {**agent_env, **fake.environment("anthropic:claude-test")}
     fake.enqueue(Reply((Text("half an emoji: \ud83d, then more"),)))
     with RawAgent(env) as agent:
-        agent.initialize({"session": {"notices": {}}})
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace, {"session": {"notices": {}}})
         _, updates = agent.prompt(session_id, "say something odd")
         later = [
             m["params"]["update"] for m in agent.drain() if m.get("method") == "session/update"
         ]
     assert not [u for u in updates + later if u["sessionUpdate"] == "notice"]
     with RawAgent(env) as agent:
-        agent.initialize()
-        replayed, response = load(agent, session_id, workspace)
+        replayed, response = reopen(agent, session_id, workspace)
     assert "result" in response
     said = [u for u in replayed if u["sessionUpdate"] == "agent_message_chunk"]
     assert said and said[0]["content"]["text"].endswith(", then more")

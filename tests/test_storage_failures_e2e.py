@@ -18,8 +18,9 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.raw import RawAgent
-from tests.test_editor_tools import call, scripted, tool_updates
-from tests.test_sessions_e2e import load
+from tests.support.scripted_model import call, scripted
+from tests.support.session_load import load, reopen
+from tests.support.updates import tool_updates
 
 NOTICES = {"session": {"notices": {}}}
 MOVED = re.compile(r"moved to (\S+\.db), unchanged")
@@ -85,8 +86,7 @@ def test_with_no_room_to_write_every_prompt_is_answered_and_the_user_told_why(
     agent_env: dict[str, str], workspace: Path, heron_home: Path
 ) -> None:
     with RawAgent(agent_env, preexec=file_size_limit(0)) as agent:
-        agent.initialize(NOTICES)
-        first = agent.new_session(workspace)
+        first = agent.start_session(workspace, NOTICES)
         notice = told_after_opening(agent, first, "History not saved")
         stops = [agent.prompt(first, f"prompt {n}") for n in range(2)]
         second = agent.new_session(workspace)  # each session hears why, once
@@ -113,8 +113,7 @@ def test_a_disk_that_fills_up_mid_session_leaves_the_saved_part_loadable(
     agent_env: dict[str, str], workspace: Path
 ) -> None:
     with RawAgent(agent_env, preexec=file_size_limit(1_000_000)) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         first, saved = agent.prompt(session_id, "a short one")
         big, filled = agent.prompt(session_id, "y" * 600_000)  # more than the disk has left
         after, later = agent.prompt(session_id, "and another")
@@ -126,8 +125,7 @@ def test_a_disk_that_fills_up_mid_session_leaves_the_saved_part_loadable(
     clean_stderr(agent)
 
     with RawAgent(agent_env) as agent:  # a fresh process, with room again
-        agent.initialize()
-        replayed, response = load(agent, session_id, workspace)
+        replayed, response = reopen(agent, session_id, workspace)
         assert "result" in response
         stop, _ = agent.prompt(session_id, "where were we?")
     prompts = [u["content"]["text"] for u in replayed if u["sessionUpdate"] == "user_message_chunk"]
@@ -156,8 +154,7 @@ def test_an_unreadable_sessions_db_is_moved_aside_and_a_fresh_history_started(
     db = heron_home / "sessions.db"
     kept = {path: path.read_bytes() for path in make(db)}
     with RawAgent(agent_env) as agent:
-        agent.initialize()
-        first = agent.new_session(workspace)
+        first = agent.start_session(workspace)
         notice = told_after_opening(agent, first, "Session history restarted")
         stop, updates = agent.prompt(first, "hello")
         second = agent.new_session(workspace)
@@ -194,8 +191,7 @@ def test_doctor_reports_an_unreadable_history_then_what_was_moved_aside(
     assert "moves it aside, unchanged" in before.stdout and before.stderr == ""
 
     with RawAgent(agent_env) as agent:
-        agent.initialize()
-        agent.new_session(workspace)
+        agent.start_session(workspace)
         assert agent.close() == 0
     [aside] = heron_home.glob("sessions-unreadable-*.db")
     after = doctor(agent_env, tmp_path)
@@ -221,8 +217,7 @@ def test_an_unwritable_heron_home_costs_the_saving_never_the_session(
         call("terminal", command="echo second > second.txt"),
     )
     with FakeEditor(env, terminal=False) as editor:
-        editor.initialize(NOTICES)
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace, NOTICES)
         notice = told_after_opening(editor, session_id, "History not saved")
         editor.answers.append("allow_always")
         stop, updates = editor.prompt(session_id, "run, edit, run")

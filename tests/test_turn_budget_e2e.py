@@ -26,8 +26,7 @@ def test_the_request_limit_ends_with_a_summary_made_without_tools(
     )
     agent = RawAgent({**agent_env, **fake.environment(MODELS[provider])})
     with agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         stop, updates = agent.prompt(session_id, "summarise the readme")
     assert stop == "max_turn_requests"
     bodies = [r.body for r in fake.requests]

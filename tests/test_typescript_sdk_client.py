@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
 from tests.support.schema import WireChecker
+from tests.support.scripted_model import scripted
 
 DRIVER = Path(__file__).parent / "node" / "drive.mjs"
 NODE = shutil.which("node")
@@ -58,12 +59,8 @@ def test_a_prompt_streams_through_the_typescript_sdk(
 def test_cancel_through_the_typescript_sdk(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
-    script = tmp_path / "slow.json"
-    script.write_text(
-        json.dumps({"rules": [{"match": "", "replies": [[{"text": "busy"}, {"sleep": 60}]]}]})
-    )
-    agent_env["HERON_MODEL"] = f"scripted:{script}"
-    output = drive(agent_env, workspace, "--cancel-after-first-update")
+    env = scripted(agent_env, tmp_path, [{"text": "busy"}, {"sleep": 60}])
+    output = drive(env, workspace, "--cancel-after-first-update")
     assert output["stopReason"] == "cancelled"
     assert output["exitCode"] == 0
     response_index = next(
@@ -84,12 +81,11 @@ COLOUR = {"question": "Which colour?", "choices": ["Blue", "Green"]}
 
 @pytest.mark.parametrize("elicitation", [True, False])
 def test_clarify_through_the_typescript_sdk(
-    elicitation: bool, agent_env: dict[str, str], workspace: Path, fake: FakeLLM
+    elicitation: bool, env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
     """With form elicitation the SDK's handler answers the form; without it the question's
     choices come as a permission request (the driver picks the first); the model gets the answer."""
     fake.enqueue(Reply((ToolCall("clarify", COLOUR),)), Reply((Text("Painting it."),)))
-    env = {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
     args = ["--prompt", "paint it"]
     if elicitation:
         response = {"action": "accept", "content": {"answer": "Green"}}

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import MODELS, FakeLLM, Reply, Text, ToolCall
-from tests.test_sessions_e2e import load, updates_before
+from tests.support.session_load import reopen, updates_before
 
 PROVIDER = "anthropic"
 PRICED = '[models."{model}"]\ninput_price = 3.0\noutput_price = 15.0\n'
@@ -24,9 +24,8 @@ def cost_of(tokens_in: int, tokens_out: int) -> float:
 
 
 @pytest.fixture
-def env(agent_env: dict[str, str], heron_home: Path, fake: FakeLLM) -> dict[str, str]:
-    (heron_home / "config.toml").write_text(PRICED.format(model=MODELS[PROVIDER]))
-    return {**agent_env, **fake.environment(MODELS[PROVIDER])}
+def env_config() -> str:
+    return PRICED.format(model=MODELS[PROVIDER])
 
 
 def usages(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -42,8 +41,7 @@ def two_turns(env: dict[str, str], workspace: Path, fake: FakeLLM) -> tuple[str,
     )
     fake.enqueue_for("CHILD-TASK", Reply((Text("found it"),), usage=(50, 10)))
     with FakeEditor(env) as editor:
-        editor.initialize()
-        session_id = editor.new_session(workspace)
+        session_id = editor.start_session(workspace)
         _, first = editor.prompt(session_id, "one")
         _, second = editor.prompt(session_id, "two")
     live = usages(first + second)
@@ -59,8 +57,7 @@ def test_a_loaded_session_shows_its_last_usage_once_and_its_cost_goes_on(
     session_id, last = two_turns(env, workspace, fake)
     fake.enqueue(Reply((Text("Third."),), usage=(400, 50)))
     with FakeEditor(env) as editor:  # a fresh process
-        editor.initialize()
-        replayed, response = load(editor, session_id, workspace)
+        replayed, response = reopen(editor, session_id, workspace)
         assert "result" in response
         assert usages(replayed) == [last]  # exactly one, as the editor last saw it live
         kinds = [u["sessionUpdate"] for u in replayed]
@@ -101,8 +98,7 @@ def test_a_session_stored_without_usage_loads_without_it_and_counts_from_zero(
     assert removed > 0
     fake.enqueue(Reply((Text("Third."),), usage=(400, 50)))
     with FakeEditor(env) as editor:
-        editor.initialize()
-        replayed, response = load(editor, session_id, workspace)
+        replayed, response = reopen(editor, session_id, workspace)
         assert "result" in response
         assert usages(replayed) == []
         assert [u for u in replayed if u["sessionUpdate"] == "agent_message_chunk"]

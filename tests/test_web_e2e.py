@@ -24,11 +24,6 @@ def web() -> Iterator[LocalWeb]:
         yield server
 
 
-@pytest.fixture
-def env(agent_env: dict[str, str], fake: FakeLLM) -> dict[str, str]:
-    return {**agent_env, **fake.environment("anthropic:claude-sonnet-4-5")}
-
-
 def run(
     env: dict[str, str], workspace: Path, fake: FakeLLM, calls: list[ToolCall], answers: list[str]
 ) -> tuple[FakeEditor, list[dict[str, Any]]]:
@@ -36,8 +31,7 @@ def run(
     fake.enqueue(Reply(tuple(calls)), Reply((Text("Done."),)))
     editor = FakeEditor(env)
     editor.answers.extend(answers)
-    editor.initialize({})
-    session_id = editor.new_session(workspace)
+    session_id = editor.start_session(workspace, {})
     stop, updates = editor.prompt(session_id, "go")
     assert stop == "end_turn"
     return editor, updates

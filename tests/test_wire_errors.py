@@ -5,10 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.support.raw import RawAgent
+from tests.support.scripted_model import scripted
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 RESOURCE_NOT_FOUND = -32002
+
+
+@pytest.fixture
+def env(agent_env: dict[str, str]) -> dict[str, str]:
+    """The echo model: ``agent`` needs no model server here."""
+    return agent_env
 
 
 def still_serves(agent: RawAgent, workspace: Path) -> None:
@@ -16,15 +25,13 @@ def still_serves(agent: RawAgent, workspace: Path) -> None:
 
 
 def test_invalid_json_gets_parse_error_and_serving_continues(
-    agent_env: dict[str, str], workspace: Path
+    agent: RawAgent, workspace: Path
 ) -> None:
-    with RawAgent(agent_env) as agent:
-        agent.initialize()
-        agent.send_raw(b'{"jsonrpc": "2.0", "id": 1, "method": \n')
-        error = agent.wait_for(lambda m: "error" in m)
-        assert error["id"] is None
-        assert error["error"]["code"] == PARSE_ERROR
-        still_serves(agent, workspace)
+    agent.send_raw(b'{"jsonrpc": "2.0", "id": 1, "method": \n')
+    error = agent.wait_for(lambda m: "error" in m)
+    assert error["id"] is None
+    assert error["error"]["code"] == PARSE_ERROR
+    still_serves(agent, workspace)
 
 
 def test_valid_json_that_is_not_a_request(agent_env: dict[str, str], workspace: Path) -> None:
@@ -53,14 +60,12 @@ def test_batch_gets_one_invalid_request(agent_env: dict[str, str], workspace: Pa
         still_serves(agent, workspace)
 
 
-def test_unknown_methods_get_method_not_found(agent_env: dict[str, str], workspace: Path) -> None:
-    with RawAgent(agent_env) as agent:
-        agent.initialize()
-        for method in ("session/teleport", "_tck/does_not_exist", "session/archive", "auth/logout"):
-            error = agent.request(method, {}, check=False)["error"]
-            assert error["code"] == METHOD_NOT_FOUND, method
-            assert method in error["message"]
-        still_serves(agent, workspace)
+def test_unknown_methods_get_method_not_found(agent: RawAgent, workspace: Path) -> None:
+    for method in ("session/teleport", "_tck/does_not_exist", "session/archive", "auth/logout"):
+        error = agent.request(method, {}, check=False)["error"]
+        assert error["code"] == METHOD_NOT_FOUND, method
+        assert method in error["message"]
+    still_serves(agent, workspace)
 
 
 def test_wrong_param_types_are_invalid_params(agent_env: dict[str, str], workspace: Path) -> None:
@@ -68,8 +73,7 @@ def test_wrong_param_types_are_invalid_params(agent_env: dict[str, str], workspa
         error = agent.request("initialize", {"protocolVersion": "1"}, check=False)["error"]
         assert error["code"] == INVALID_PARAMS
         assert "protocolVersion" in error["message"]
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         bad_prompts = [
             {"sessionId": session_id, "prompt": "hello"},
             {"sessionId": session_id, "prompt": [{"type": "text"}]},
@@ -83,27 +87,23 @@ def test_wrong_param_types_are_invalid_params(agent_env: dict[str, str], workspa
         still_serves(agent, workspace)
 
 
-def test_cwd_must_be_an_existing_absolute_directory(
-    agent_env: dict[str, str], workspace: Path
-) -> None:
-    with RawAgent(agent_env) as agent:
-        agent.initialize()
-        cases = {
-            "relative": {"cwd": "workspace", "mcpServers": []},
-            "missing directory": {"cwd": str(workspace / "nope"), "mcpServers": []},
-            "a file": {"cwd": str(workspace / "README.md"), "mcpServers": []},
-            "no cwd": {"mcpServers": []},
-            "relative additional directory": {
-                "cwd": str(workspace),
-                "mcpServers": [],
-                "additionalDirectories": ["x"],
-            },
-        }
-        for name, params in cases.items():
-            error = agent.request("session/new", params, check=False)["error"]
-            assert error["code"] == INVALID_PARAMS, name
-            assert "\n" not in error["message"]
-        still_serves(agent, workspace)
+def test_cwd_must_be_an_existing_absolute_directory(agent: RawAgent, workspace: Path) -> None:
+    cases = {
+        "relative": {"cwd": "workspace", "mcpServers": []},
+        "missing directory": {"cwd": str(workspace / "nope"), "mcpServers": []},
+        "a file": {"cwd": str(workspace / "README.md"), "mcpServers": []},
+        "no cwd": {"mcpServers": []},
+        "relative additional directory": {
+            "cwd": str(workspace),
+            "mcpServers": [],
+            "additionalDirectories": ["x"],
+        },
+    }
+    for name, params in cases.items():
+        error = agent.request("session/new", params, check=False)["error"]
+        assert error["code"] == INVALID_PARAMS, name
+        assert "\n" not in error["message"]
+    still_serves(agent, workspace)
 
 
 def test_additional_directories_are_accepted(
@@ -118,18 +118,14 @@ def test_additional_directories_are_accepted(
         assert agent.request("session/new", params)["result"]["sessionId"]
 
 
-def test_unknown_session_ids_get_resource_not_found(
-    agent_env: dict[str, str], workspace: Path
-) -> None:
-    with RawAgent(agent_env) as agent:
-        agent.initialize()
-        prompt = {"sessionId": "no-such-session", "prompt": [{"type": "text", "text": "hi"}]}
-        error = agent.request("session/prompt", prompt)["error"]
-        assert error["code"] == RESOURCE_NOT_FOUND
-        assert "no-such-session" in error["message"]
-        agent.notify("session/cancel", {"sessionId": "no-such-session"})
-        assert agent.drain() == []  # a notification is never answered, not even with an error
-        still_serves(agent, workspace)
+def test_unknown_session_ids_get_resource_not_found(agent: RawAgent, workspace: Path) -> None:
+    prompt = {"sessionId": "no-such-session", "prompt": [{"type": "text", "text": "hi"}]}
+    error = agent.request("session/prompt", prompt)["error"]
+    assert error["code"] == RESOURCE_NOT_FOUND
+    assert "no-such-session" in error["message"]
+    agent.notify("session/cancel", {"sessionId": "no-such-session"})
+    assert agent.drain() == []  # a notification is never answered, not even with an error
+    still_serves(agent, workspace)
 
 
 def test_request_ids_are_echoed_exactly(agent_env: dict[str, str]) -> None:
@@ -153,8 +149,7 @@ def test_a_50_mib_line_is_served_and_a_larger_one_refused(
     agent_env: dict[str, str], workspace: Path
 ) -> None:
     with RawAgent(agent_env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+        session_id = agent.start_session(workspace)
         big = "x" * (50 * 1024 * 1024)
         response = agent.request(
             "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": big}]}
@@ -176,14 +171,9 @@ def test_a_50_mib_line_is_served_and_a_larger_one_refused(
 def test_cancel_request_on_a_prompt_ends_it_cancelled(
     agent_env: dict[str, str], workspace: Path, tmp_path: Path
 ) -> None:
-    script = tmp_path / "slow.json"
-    script.write_text(
-        json.dumps({"rules": [{"match": "", "replies": [[{"text": "working"}, {"sleep": 30}]]}]})
-    )
-    agent_env["HERON_MODEL"] = f"scripted:{script}"
-    with RawAgent(agent_env) as agent:
-        agent.initialize()
-        session_id = agent.new_session(workspace)
+    env = scripted(agent_env, tmp_path, [{"text": "working"}, {"sleep": 30}])
+    with RawAgent(env) as agent:
+        session_id = agent.start_session(workspace)
         agent.start_prompt(session_id, "go", request_id="slow")
         agent.wait_for(lambda m: m.get("method") == "session/update")
         agent.notify("$/cancel_request", {"requestId": "slow"})

@@ -28,6 +28,12 @@ SEEDS = [
 ]
 
 
+@pytest.fixture
+def env(agent_env: dict[str, str]) -> dict[str, str]:
+    """The echo model: ``agent`` needs no model server here."""
+    return agent_env
+
+
 def adversarial_lines() -> Iterator[bytes]:
     """The lines that broke readers before, or could."""
     yield b"[" * 1_000  # the decoder's recursion limit
@@ -115,19 +121,15 @@ def test_deep_nesting_is_a_parse_error_answered_at_once(agent_env: dict[str, str
         assert_no_crash(agent)
 
 
-def test_lone_surrogates_become_replacement_characters(
-    agent_env: dict[str, str], workspace: Path
-) -> None:
-    with RawAgent(agent_env) as agent:
-        agent.initialize()
-        agent.send_raw(
-            b'{"jsonrpc":"2.0","id":"\\ud800x","method":"session/load","params":'
-            b'{"sessionId":"\\ud800","cwd":"' + str(workspace).encode() + b'","mcpServers":[]}}\n'
-        )
-        response = agent.wait_for(lambda m: "error" in m)
-        assert response["id"] == "\ud800x"  # the id is echoed exactly
-        assert response["error"]["data"] == {"sessionId": "\ufffd"}
-        assert_no_crash(agent)
+def test_lone_surrogates_become_replacement_characters(agent: RawAgent, workspace: Path) -> None:
+    agent.send_raw(
+        b'{"jsonrpc":"2.0","id":"\\ud800x","method":"session/load","params":'
+        b'{"sessionId":"\\ud800","cwd":"' + str(workspace).encode() + b'","mcpServers":[]}}\n'
+    )
+    response = agent.wait_for(lambda m: "error" in m)
+    assert response["id"] == "\ud800x"  # the id is echoed exactly
+    assert response["error"]["data"] == {"sessionId": "\ufffd"}
+    assert_no_crash(agent)
 
 
 @pytest.mark.timeout(120)

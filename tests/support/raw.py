@@ -134,6 +134,11 @@ class RawAgent:
         response = self.request("session/new", {"cwd": str(cwd), "mcpServers": []})
         return response["result"]["sessionId"]
 
+    def start_session(self, cwd: Path, capabilities: dict[str, Any] | None = None) -> str:
+        """The common set-up: ``initialize`` (with ``capabilities``), then a session in ``cwd``."""
+        self.initialize(capabilities)
+        return self.new_session(cwd)
+
     # -- receiving ------------------------------------------------------------------
 
     def wait_for(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:

@@ -1,0 +1,15 @@
+"""Test doubles of the Model port (``agent_core.models.base``): what they share beyond ``stream``."""
+
+from __future__ import annotations
+
+
+class UnpricedModel:
+    """A test model's ``warm_up`` (nothing to load) and ``cost`` (no price known)."""
+
+    def warm_up(self) -> None:
+        return None
+
+    def cost(
+        self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
+    ) -> float | None:
+        return None
