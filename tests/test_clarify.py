@@ -16,13 +16,13 @@ from acp_server.bridge.questions import (
     to_choice_request,
     to_elicitation_request,
 )
-from agent_core.approvals import ApprovalOutcome, ApprovalRequest, Permissions
+from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Permissions
 from agent_core.events import Event, MessageDelta, TextContent, ToolCallUpdated, TurnEnded
 from agent_core.loop.agent import Agent
 from agent_core.messages import TextPart
 from agent_core.models.scripted import Rule, ScriptedModel
-from agent_core.questions import Answer, Question
-from agent_core.terminal import LocalTerminal
+from agent_core.ports.questions import Answer, Question
+from agent_core.ports.runner import LocalRunner
 from agent_core.tools.base import ToolContext, ToolOutput
 from agent_core.tools.clarify import ASKED_IN_REPLY, Clarify, ClarifyArguments
 from tests.support.agents import NoRules, NoWorkspace, ignore
@@ -58,7 +58,7 @@ def context(questioner: FakeQuestioner | None, shown: list[Event]) -> ToolContex
         NoWorkspace(),
         permissions,
         report,
-        LocalTerminal({}),
+        LocalRunner({}),
         no_sandbox(),
         questions=questioner,
     )

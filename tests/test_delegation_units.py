@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from agent_core.approvals import Permissions
+from agent_core.approval.permissions import Permissions
 from agent_core.delegation.digest import Digest
 from agent_core.delegation.settings import DelegationSettings
 from agent_core.delegation.tool import Delegate, DelegateArguments, Subagents
@@ -20,7 +20,7 @@ from agent_core.events import Event, ToolCallStarted, ToolCallUpdated
 from agent_core.loop.agent import Agent
 from agent_core.models.base import Model, ModelRequest, StreamEvent
 from agent_core.models.scripted import Rule, ScriptedModel
-from agent_core.terminal import LocalTerminal
+from agent_core.ports.runner import LocalRunner
 from agent_core.tools.base import Tool, ToolContext
 from tests.support.agents import AllowAll, NoRules, NoWorkspace, ignore, make_agent
 from tests.support.sandbox import no_sandbox
@@ -153,7 +153,7 @@ async def test_the_report_is_the_result_and_the_childs_calls_name_their_parent()
         Subagents(parts.tools, lambda _: child, parts.model_name, lambda: "sub", parts.settings)
     )
     permissions = Permissions("ask", AllowAll(), NoRules(), ignore)
-    context = ToolContext("", NoWorkspace(), permissions, report, LocalTerminal({}), no_sandbox())
+    context = ToolContext("", NoWorkspace(), permissions, report, LocalRunner({}), no_sandbox())
     agent = Agent(
         model=delegations({"task": "find"}),
         tools={"delegate": delegate},

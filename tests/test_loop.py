@@ -12,7 +12,7 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from agent_core.approvals import Permissions
+from agent_core.approval.permissions import Permissions
 from agent_core.errors import ToolError
 from agent_core.events import (
     MessageDelta,
@@ -35,7 +35,7 @@ from agent_core.messages import (
 )
 from agent_core.models.base import ModelRequest, StreamEvent
 from agent_core.models.scripted import Rule, ScriptedModel
-from agent_core.terminal import LocalTerminal
+from agent_core.ports.runner import LocalRunner
 from agent_core.tools.base import ToolContext, ToolOutput
 from tests.support.agents import AllowAll, NoRules, NoWorkspace, ignore, make_agent
 from tests.support.sandbox import no_sandbox
@@ -265,7 +265,7 @@ class Camera:
 async def test_a_tools_images_go_to_models_that_can_see_them(sees_images: bool) -> None:
     call = ToolCallPart("c1", "camera", {"n": 1})
     permissions = Permissions("ask", AllowAll(), NoRules(), ignore)
-    context = ToolContext("c1", NoWorkspace(), permissions, ignore, LocalTerminal({}), no_sandbox())
+    context = ToolContext("c1", NoWorkspace(), permissions, ignore, LocalRunner({}), no_sandbox())
     result = await execute(call, {"camera": Camera()}, context, images=sees_images)
     if sees_images:
         assert result == ToolResultPart("c1", "a picture", images=(ImagePart("AAAA", "image/png"),))

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_core.errors import ToolError
-from agent_core.memory import Memory
+from agent_core.memory.notes import Memory
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
 from tests.support.raw import RawAgent

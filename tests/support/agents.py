@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_core.approvals import ApprovalOutcome, ApprovalRequest, Permissions
+from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Permissions
 from agent_core.loop.agent import Agent
 from agent_core.models.scripted import ScriptedModel
-from agent_core.terminal import LocalTerminal
+from agent_core.ports.runner import LocalRunner
 from agent_core.tools.base import ToolContext
 from tests.support.sandbox import no_sandbox
 
@@ -48,7 +48,7 @@ async def ignore(event: object) -> None:
 
 def make_agent(model: ScriptedModel, tools: dict[str, Any] | None = None, **kwargs: Any) -> Agent:
     permissions = Permissions("ask", AllowAll(), NoRules(), ignore)
-    context = ToolContext("", NoWorkspace(), permissions, ignore, LocalTerminal({}), no_sandbox())
+    context = ToolContext("", NoWorkspace(), permissions, ignore, LocalRunner({}), no_sandbox())
     return Agent(
         model=model, tools=tools or {}, system_prompt="sys", tool_context=context, **kwargs
     )
