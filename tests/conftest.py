@@ -42,6 +42,17 @@ def agent_env(heron_home: Path) -> dict[str, str]:
 
 
 @pytest.fixture
+def user(tmp_path: Path, agent_env: dict[str, str]) -> dict[str, str]:
+    """A user's environment without a model or a key (editors start Heron like this); each test
+    adds what its editor sets."""
+    home = tmp_path / "user"
+    home.mkdir()
+    env = {**agent_env, "HOME": str(home)}
+    env.pop("HERON_MODEL")
+    return env
+
+
+@pytest.fixture
 def env_model() -> str:
     """The model ``env`` names (a module overrides this fixture for another)."""
     return MODELS["anthropic"]

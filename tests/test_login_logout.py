@@ -4,10 +4,7 @@ restart, `logout` takes it out again, and the file keeps everything else. Real s
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,9 +12,9 @@ from agent_core.config import ConfigWatch
 from agent_core.config_keys import remove_api_keys, store_api_key
 from agent_core.errors import ConfigError
 from tests.support.fake_llm import Failure, FakeLLM, RecordedRequest, Reply, Text
+from tests.support.logins import heron_login, new_session, prompt
 from tests.support.raw import RawAgent
 
-HERON = str(Path(sys.executable).parent / "heron")
 CONFIG = """# my Heron settings
 model = "anthropic:claude-test"   # the one I use
 reasoning_effort = "low"
@@ -29,38 +26,6 @@ api_key = "sk-ant-old-0123456789"
 [retry]
 max_attempts = 1
 """
-
-
-@pytest.fixture
-def user(tmp_path: Path, agent_env: dict[str, str]) -> dict[str, str]:
-    """A user's environment without a model or a key (editors start Heron like this)."""
-    home = tmp_path / "user"
-    home.mkdir()
-    env = {**agent_env, "HOME": str(home)}
-    env.pop("HERON_MODEL")
-    return env
-
-
-def heron_login(env: dict[str, str], provider: str, key: str) -> None:
-    done = subprocess.run(
-        [HERON, "login", "--provider", provider],
-        env=env,
-        input=f"{key}\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def new_session(agent: RawAgent, workspace: Path) -> dict[str, Any]:
-    return agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})
-
-
-def prompt(agent: RawAgent, session_id: str, text: str) -> dict[str, Any]:
-    params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
-    return agent.request("session/prompt", params)
 
 
 def key_of(request: RecordedRequest) -> str:

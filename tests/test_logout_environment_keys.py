@@ -6,8 +6,6 @@ subprocesses over stdio, the fake provider for the model's requests."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +14,10 @@ import pytest
 from agent_core.config import ConfigWatch, secrets_to_redact
 from agent_core.config_keys import store_api_key
 from tests.support.fake_llm import FakeLLM, RecordedRequest, Reply, Text
+from tests.support.logins import heron_login, new_session, prompt
 from tests.support.raw import RawAgent
 
-HERON = str(Path(sys.executable).parent / "heron")
 ENV_KEY = "sk-ant-env-0123456789"
-
-
-@pytest.fixture
-def user(tmp_path: Path, agent_env: dict[str, str]) -> dict[str, str]:
-    """A user's environment without a model or a key; each test adds what its editor sets."""
-    home = tmp_path / "user"
-    home.mkdir()
-    env = {**agent_env, "HOME": str(home)}
-    env.pop("HERON_MODEL")
-    return env
 
 
 def editor_env(user: dict[str, str], fake: FakeLLM) -> dict[str, str]:
@@ -40,28 +28,6 @@ def editor_env(user: dict[str, str], fake: FakeLLM) -> dict[str, str]:
         "ANTHROPIC_API_KEY": ENV_KEY,
         "ANTHROPIC_BASE_URL": fake.url,
     }
-
-
-def heron_login(env: dict[str, str], provider: str, key: str) -> None:
-    done = subprocess.run(
-        [HERON, "login", "--provider", provider],
-        env=env,
-        input=f"{key}\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def new_session(agent: RawAgent, workspace: Path) -> dict[str, Any]:
-    return agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})
-
-
-def prompt(agent: RawAgent, session_id: str, text: str) -> dict[str, Any]:
-    params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
-    return agent.request("session/prompt", params)
 
 
 def key_of(request: RecordedRequest) -> str:
