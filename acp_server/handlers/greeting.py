@@ -43,7 +43,7 @@ def greet(raw: Any, settings: Settings) -> tuple[ClientInfo, dict[str, Any]]:
                 "close": {},
                 "delete": {},
                 "fork": {},  # unstable in ACP v1
-                "systemPrompt": {"mode": {"override": {}}},  # stable since 1.30; unstable here
+                "systemPrompt": {"mode": {"override": {}}},  # stable since 1.30
             },
         },
         "agentInfo": {"name": "heron", "title": "Heron", "version": __version__},
