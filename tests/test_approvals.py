@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from agent_core.approval.permissions import (
-    ApprovalOutcome,
     ApprovalRequest,
     Permissions,
     options_for,
@@ -35,6 +34,7 @@ from agent_core.safety.policy import (
     rule_for,
     situation_of,
 )
+from tests.support.agents import Recording, no_mode_change
 
 INSIDE = Edit(Path("/w/a.py"), True)
 OUTSIDE = Edit(Path("/etc/x"), False)
@@ -200,25 +200,11 @@ def test_options_offer_always_only_where_it_can_be_kept() -> None:
     assert len(options_for(INSIDE, always=False)) == 2
 
 
-class Recording:
-    def __init__(self, decision: str) -> None:
-        self.decision = decision
-        self.asked: list[ApprovalRequest] = []
-
-    async def request(self, request: ApprovalRequest) -> ApprovalOutcome:
-        self.asked.append(request)
-        return ApprovalOutcome(self.decision)  # type: ignore[arg-type]
-
-
-async def _nothing(mode: Mode) -> None:
-    del mode
-
-
 @pytest.mark.anyio
 async def test_questions_carry_their_reason_and_the_fitting_answers(tmp_path: Path) -> None:
     user = Recording("allow_once")
     rules = JsonRuleStore(tmp_path / "permissions.json", Path("/w"))
-    permissions = Permissions("full-access", user, rules, _nothing)
+    permissions = Permissions("full-access", user, rules, no_mode_change)
     assert await permissions.check(PROTECTED, ApprovalRequest("c", "Edit", "edit")) is None
     (asked,) = user.asked
     assert [o.kind for o in asked.options] == ["allow_once", "reject_once"]
@@ -229,7 +215,7 @@ async def test_questions_carry_their_reason_and_the_fitting_answers(tmp_path: Pa
 async def test_always_allow_remembers_each_parsed_prefix(tmp_path: Path) -> None:
     user = Recording("allow_always")
     rules = JsonRuleStore(tmp_path / "permissions.json", Path("/w"))
-    permissions = Permissions("ask", user, rules, _nothing)
+    permissions = Permissions("ask", user, rules, no_mode_change)
     await permissions.check(
         Command("pytest -q && npm test"), ApprovalRequest("c", "Run", "execute")
     )
@@ -309,15 +295,15 @@ async def test_always_allowing_memory_is_kept_for_the_workspace_and_not_in_plan_
 ) -> None:
     file = tmp_path / "permissions.json"
     user = Recording("allow_always")
-    permissions = Permissions("ask", user, JsonRuleStore(file, Path("/w")), _nothing)
+    permissions = Permissions("ask", user, JsonRuleStore(file, Path("/w")), no_mode_change)
     assert await permissions.check(REMEMBER, ApprovalRequest("c", "Add", "edit")) is None
     assert JsonRuleStore(file, Path("/w")).allowed("memory") == {MEMORY}
     assert JsonRuleStore(file, Path("/w")).allowed("tools") == set()
     assert JsonRuleStore(file, Path("/w/other")).allowed("memory") == set()
-    later = Permissions("accept-edits", user, JsonRuleStore(file, Path("/w")), _nothing)
+    later = Permissions("accept-edits", user, JsonRuleStore(file, Path("/w")), no_mode_change)
     assert await later.check(REMEMBER, ApprovalRequest("d", "Add", "edit")) is None
     assert len(user.asked) == 1  # asked once, in the first session
-    planning = Permissions("plan", user, JsonRuleStore(file, Path("/w")), _nothing)
+    planning = Permissions("plan", user, JsonRuleStore(file, Path("/w")), no_mode_change)
     assert await planning.check(REMEMBER, ApprovalRequest("e", "Add", "edit")) is None
     (*_, asked) = user.asked
     assert [o.kind for o in asked.options] == ["allow_once", "reject_once"]
@@ -328,11 +314,11 @@ async def test_always_allowing_memory_is_kept_for_the_workspace_and_not_in_plan_
 async def test_rejecting_memory_for_good_refuses_it_in_every_mode(tmp_path: Path) -> None:
     file = tmp_path / "permissions.json"
     user = Recording("reject_always")
-    permissions = Permissions("ask", user, JsonRuleStore(file, Path("/w")), _nothing)
+    permissions = Permissions("ask", user, JsonRuleStore(file, Path("/w")), no_mode_change)
     refusal = await permissions.check(REMEMBER, ApprovalRequest("c", "Add", "edit"))
     assert refusal == "The user rejected this memory write."
     for mode in MODES:
-        later = Permissions(mode, user, JsonRuleStore(file, Path("/w")), _nothing)
+        later = Permissions(mode, user, JsonRuleStore(file, Path("/w")), no_mode_change)
         refusal = await later.check(REMEMBER, ApprovalRequest("d", "Add", "edit"))
         assert refusal == "Refused: the user always rejects memory writes here."
     assert len(user.asked) == 1

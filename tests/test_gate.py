@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.approval.gate import admit
-from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Permissions
+from agent_core.approval.permissions import ApprovalRequest, Permissions
 from agent_core.approval.rules import JsonRuleStore
 from agent_core.checkpoints.coverage import Coverage
 from agent_core.checkpoints.session import Checkpoint
@@ -33,19 +33,10 @@ from agent_core.safety.policy import (
     situation_of,
 )
 from agent_core.tools.base import ToolContext
+from tests.support.agents import NoWorkspace, Recording, no_mode_change
 from tests.support.sandbox import no_sandbox
 
 pytestmark = pytest.mark.anyio
-
-
-class Recording:
-    def __init__(self, decision: str) -> None:
-        self.decision = decision
-        self.asked: list[ApprovalRequest] = []
-
-    async def request(self, request: ApprovalRequest) -> ApprovalOutcome:
-        self.asked.append(request)
-        return ApprovalOutcome(self.decision)  # type: ignore[arg-type]
 
 
 class Turn:
@@ -63,24 +54,6 @@ class Turn:
         return Coverage(self.why_not)
 
 
-class Root:
-    def __init__(self, root: Path) -> None:
-        self.roots = (root,)
-
-    async def read_text(self, path: Path) -> str:
-        raise AssertionError("not used")
-
-    async def write_text(self, path: Path, content: str) -> None:
-        raise AssertionError("not used")
-
-    async def exists(self, path: Path) -> bool:
-        return False
-
-
-async def _nothing(mode: Mode) -> None:
-    del mode
-
-
 def _context(
     tmp_path: Path, mode: Mode, user: Recording, turn: Turn, events: list[Event]
 ) -> ToolContext:
@@ -88,10 +61,10 @@ def _context(
         events.append(event)
 
     rules = JsonRuleStore(tmp_path / "permissions.json", tmp_path)
-    permissions = Permissions(mode, user, rules, _nothing)
+    permissions = Permissions(mode, user, rules, no_mode_change)
     sandbox = no_sandbox((tmp_path,))
     return ToolContext(
-        "c", Root(tmp_path), permissions, report, LocalRunner({}), sandbox, checkpoints=turn
+        "c", NoWorkspace(tmp_path), permissions, report, LocalRunner({}), sandbox, checkpoints=turn
     )
 
 
@@ -175,7 +148,7 @@ async def test_emptying_a_file_the_checkpoint_does_not_keep_asks_saying_why(
 async def test_a_judgement_given_is_used_not_made_again(tmp_path: Path) -> None:
     user = Recording("allow_always")
     rules = JsonRuleStore(tmp_path / "permissions.json", tmp_path)
-    permissions = Permissions("ask", user, rules, _nothing)
+    permissions = Permissions("ask", user, rules, no_mode_change)
     given = Judgement(read_only=False, prefixes=("make deploy",))  # not what `x` would give
     situation = permissions.situation(Command("x"), given)
     assert situation.prefixes == ("make deploy",)
