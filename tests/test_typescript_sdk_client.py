@@ -101,3 +101,40 @@ def test_clarify_through_the_typescript_sdk(
     else:
         assert output["elicitations"] == [] and "session/request_permission" in methods
         assert "The user answered: Blue" in json.dumps(fake.requests[1].body)
+
+
+def test_child_sessions_through_the_typescript_sdk(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    """A client that takes child sessions, through the newest TypeScript SDK the registry has
+    (2.4.0, schema 1.29): every message Heron sends matches the vendored schema (1.34's subagent
+    parts), the turn completes, and the children's own updates reach the SDK's handler under
+    their ids. That SDK predates stable subagents: it drops the two update kinds it does not know
+    (``subagent_update``, ``session_message``) before its handler, which this test records."""
+    (workspace / "notes.txt").write_text("the answer is 42\n")
+    delegate = ToolCall("delegate", {"task": "Read NOTES-TASK"})
+    fake.enqueue(Reply((delegate,)), Reply((Text("It is 42."),)))
+    fake.enqueue_for(
+        "NOTES-TASK",
+        Reply((ToolCall("read_file", {"path": "notes.txt"}),)),
+        Reply((Text("notes.txt says 42"),)),
+    )
+    output = drive(env, workspace, "--subagents", "--prompt", "what is the answer?")
+    assert output["stopReason"] == "end_turn" and output["exitCode"] == 0
+    parent = output["sessionId"]
+    sent = [
+        e["message"]["params"]
+        for e in output["wire"]
+        if e["message"].get("method") == "session/update"
+    ]
+    announced = {
+        p["update"]["sessionId"] for p in sent if p["update"]["sessionUpdate"] == "subagent_update"
+    }
+    assert len(announced) == 1 and parent not in announced
+    [child] = announced
+    handled = [(u["sessionId"], u["update"]["sessionUpdate"]) for u in output["updates"]]
+    assert (child, "tool_call") in handled and (child, "agent_message_chunk") in handled
+    dropped = {
+        kind for _, kind in [(p["sessionId"], p["update"]["sessionUpdate"]) for p in sent]
+    } - {kind for _, kind in handled}
+    assert dropped == {"subagent_update", "session_message"}  # unknown to the 1.29 SDK

@@ -4,11 +4,12 @@
 //
 //   node tests/node/drive.mjs --cwd <absolute dir> [--prompt "hello"]
 //        [--cancel-after-first-update] [--timeout <seconds>]
-//        [--elicitation '<CreateElicitationResponse JSON>']
+//        [--elicitation '<CreateElicitationResponse JSON>'] [--subagents]
 //        -- <agent command> [args...]
 //
 // --elicitation advertises form elicitation and answers every elicitation/create with that
-// response; without it the client advertises none.
+// response; without it the client advertises none. --subagents advertises child sessions
+// (clientCapabilities.subagents); "updates" then holds every session's, the children's too.
 //
 // Exactly one JSON line is written to stdout:
 //   success: {"initialize", "sessionId", "stopReason", "updates", "elicitations", "wire",
@@ -71,6 +72,7 @@ function parseArgs(argv) {
     cancelAfterFirstUpdate: false,
     timeoutS: DEFAULT_TIMEOUT_S,
     elicitation: undefined,
+    subagents: false,
     command: [],
   };
   for (let i = 0; i < argv.length; i++) {
@@ -88,6 +90,8 @@ function parseArgs(argv) {
       opts.prompt = value();
     } else if (arg === "--cancel-after-first-update") {
       opts.cancelAfterFirstUpdate = true;
+    } else if (arg === "--subagents") {
+      opts.subagents = true;
     } else if (arg === "--elicitation") {
       opts.elicitation = JSON.parse(value());
     } else if (arg === "--timeout") {
@@ -331,6 +335,7 @@ async function main() {
           fs: { readTextFile: false, writeTextFile: false },
           terminal: false,
           ...(opts.elicitation ? { elicitation: { form: {} } } : {}),
+          ...(opts.subagents ? { subagents: {} } : {}),
         },
       });
       const session = await ctx.request(methods.agent.session.new, {
