@@ -25,6 +25,7 @@ from agent_core.config import ConfigWatch
 from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
+    from acp_server.bridge.linked import Linked
     from agent_core.events import Event, StopReason
     from agent_core.loop.agent import Agent
     from agent_core.messages import Message, UserPart
@@ -240,6 +241,13 @@ class Session:
             await self.report(notice)
 
     # -- a prompt -------------------------------------------------------------------------
+
+    async def read_links(self, uris: Sequence[str]) -> dict[str, Linked]:
+        """What the prompt's ``file://`` links hold, read as Heron reads a file the workspace
+        supplies (inside the session's roots, regular, capped, never blocking)."""
+        from acp_server.bridge.linked import read_linked
+
+        return {uri: await read_linked(uri, self.setup.roots) for uri in uris}
 
     async def prompt(self, prompt: Prompt, ticket: int, hooks: TurnHooks) -> StopReason:
         """One prompt: queued behind the running one, then a slash command or a turn, saved

@@ -1,7 +1,7 @@
 """``session/prompt`` runs one agent turn and streams it; ``session/cancel`` stops it.
 
-The handler validates the request and translates its content (linked files read through the
-session's roots); ``Session.prompt`` does the rest.
+The handler validates the request and translates its content (the files it links to, as the
+session reads them); ``Session.prompt`` does the rest.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
-from acp_server.bridge.linked import read_linked
 from acp_server.handlers import params
 from acp_server.handlers.auth import follow_credentials
 from acp_server.handlers.commands import run_command
@@ -32,7 +31,7 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
         return {"stopReason": "cancelled"}  # closed while this prompt loaded its parts
     session = state.session(request.session_id)
     blocks = [wire.dump(block) for block in request.prompt]
-    read = {uri: await read_linked(uri, session.setup.roots) for uri in linked_uris(blocks)}
+    read = await session.read_links(linked_uris(blocks))
     linked = {uri: found.text for uri, found in read.items()}
     # Images are taken when the model sees them, or when `initialize` said they could be sent
     # and the session has since switched to a model that does not: kept for a model that can,
