@@ -28,9 +28,7 @@ def test_eof_during_a_turn_cancels_it_and_exits(
 ) -> None:
     env = scripted(agent_env, tmp_path, [{"text": "busy"}, {"sleep": 60}])
     with RawAgent(env) as agent:
-        session_id = agent.start_session(workspace)
-        agent.start_prompt(session_id, "go", request_id=7)
-        agent.wait_for(lambda m: m.get("method") == "session/update")
+        agent.turn_under_way(workspace, "go", request_id=7)
         started = time.monotonic()
         assert agent.close(timeout=5) == 0
         assert time.monotonic() - started < 1.0

@@ -39,14 +39,16 @@ def folded(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [json.loads(item) for item in replay(stored)]
 
 
+def a_message_chunk(message: dict[str, Any]) -> bool:
+    return (
+        message.get("method") == "session/update"
+        and message["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+    )
+
+
 def wait_for_first_chunk(agent: RawAgent) -> None:
     """Until the reply being written has started to arrive."""
-    agent.wait_for(
-        lambda m: (
-            m.get("method") == "session/update"
-            and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-        )
-    )
+    agent.wait_for(a_message_chunk)
 
 
 def test_a_loaded_session_replays_what_the_editor_saw(
@@ -222,9 +224,7 @@ def test_close_during_a_prompt_ends_it_cancelled(
 ) -> None:
     env = scripted(agent_env, tmp_path, [{"text": "working"}, {"sleep": 30}])
     with RawAgent(env) as agent:
-        session_id = agent.start_session(workspace)
-        agent.start_prompt(session_id, "go", request_id="p")
-        wait_for_first_chunk(agent)
+        session_id = agent.turn_under_way(workspace, "go", request_id="p", started=a_message_chunk)
         agent.send(
             {
                 "jsonrpc": "2.0",
@@ -342,9 +342,9 @@ def test_a_terminated_agent_saves_the_reply_it_was_writing(
     """SIGTERM (an editor closing) ends the turn like a cancel: what arrived is kept and saved."""
     slow = scripted(agent_env, tmp_path, [{"text": "an answer cut short"}, {"sleep": 60}])
     with RawAgent(slow) as agent:
-        session_id = agent.start_session(workspace)
-        agent.start_prompt(session_id, "a question", request_id="p")
-        wait_for_first_chunk(agent)
+        session_id = agent.turn_under_way(
+            workspace, "a question", request_id="p", started=a_message_chunk
+        )
         time.sleep(0.2)
         agent.proc.terminate()
         assert agent.proc.wait(timeout=10) == 0

@@ -173,9 +173,7 @@ def test_cancel_request_on_a_prompt_ends_it_cancelled(
 ) -> None:
     env = scripted(agent_env, tmp_path, [{"text": "working"}, {"sleep": 30}])
     with RawAgent(env) as agent:
-        session_id = agent.start_session(workspace)
-        agent.start_prompt(session_id, "go", request_id="slow")
-        agent.wait_for(lambda m: m.get("method") == "session/update")
+        agent.turn_under_way(workspace, "go", request_id="slow")
         agent.notify("$/cancel_request", {"requestId": "slow"})
         response = agent.wait_for(lambda m: m.get("id") == "slow", timeout=2)
         assert response["result"] == {"stopReason": "cancelled"}

@@ -139,6 +139,21 @@ class RawAgent:
         self.initialize(capabilities)
         return self.new_session(cwd)
 
+    def turn_under_way(
+        self,
+        cwd: Path,
+        text: str,
+        *,
+        request_id: int | str,
+        started: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> str:
+        """``start_session`` in ``cwd``, then ``text`` sent as a prompt (``request_id``) until its
+        first update arrives (or the first message ``started`` accepts): the session's id."""
+        session_id = self.start_session(cwd)
+        self.start_prompt(session_id, text, request_id=request_id)
+        self.wait_for(started or (lambda m: m.get("method") == "session/update"))
+        return session_id
+
     # -- receiving ------------------------------------------------------------------
 
     def wait_for(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
