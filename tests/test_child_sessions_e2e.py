@@ -14,8 +14,10 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
+from tests.support.raw import RawAgent
+from tests.support.subagents import delegate, two_lookups
 
-SUBAGENTS = {"subagents": {}}
+SUBAGENTS: dict[str, Any] = {"subagents": {}}
 
 
 @pytest.fixture
@@ -23,11 +25,11 @@ def provider() -> str:
     return "anthropic"
 
 
-def delegate(task: str) -> ToolCall:
-    return ToolCall("delegate", {"task": task})
+def answers(message: dict[str, Any], request_id: str) -> bool:
+    return message.get("id") == request_id and "method" not in message
 
 
-def updates_since(editor: FakeEditor, start: int) -> list[dict[str, Any]]:
+def updates_since(editor: RawAgent, start: int) -> list[dict[str, Any]]:
     """Every ``session/update`` params (its session id and update) since ``start`` arrivals."""
     return [
         message["params"]
@@ -39,18 +41,7 @@ def updates_since(editor: FakeEditor, start: int) -> list[dict[str, Any]]:
 def test_two_subagents_are_two_child_sessions_announced_first(
     env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
-    (workspace / "alpha.txt").write_text("alpha lives here\n")
-    (workspace / "beta.txt").write_text("beta lives here\n")
-    fake.enqueue(
-        Reply((delegate("Find ALPHA-TASK"), delegate("Find BETA-TASK"))),
-        Reply((Text("Both found."),)),
-    )
-    for name in ("alpha", "beta"):
-        fake.enqueue_for(
-            f"{name.upper()}-TASK",
-            Reply((ToolCall("read_file", {"path": f"{name}.txt"}),)),
-            Reply((Text(f"{name} is in {name}.txt"),)),
-        )
+    two_lookups(workspace, fake)
     with FakeEditor(env) as editor:
         editor.initialize(SUBAGENTS)
         parent = editor.new_session(workspace)
@@ -88,13 +79,13 @@ def test_two_subagents_are_two_child_sessions_announced_first(
     assert not [
         u for u in on_parent if u.get("sessionUpdate") == "tool_call" and u["name"] == "read_file"
     ]
-    links = {
-        c["sessionId"]
+    contents: list[dict[str, Any]] = [
+        c
         for u in on_parent
         if u["sessionUpdate"] == "tool_call_update"
         for c in u.get("content") or []
-        if c["type"] == "session"
-    }
+    ]
+    links = {c["sessionId"] for c in contents if c["type"] == "session"}
     assert links == set(children)  # each delegate call links to its child
 
 
@@ -113,20 +104,23 @@ def test_cancel_on_a_child_stops_it_alone_and_other_requests_are_refused(
         editor.drain()
         start = len(editor.arrivals)
         editor.start_prompt(parent, "go", request_id="go")
-        slow = editor.wait_for(
-            lambda m: (
+
+        def a_slow_chunk(m: dict[str, Any]) -> bool:
+            params = m.get("params") or {}
+            update = params.get("update") or {}
+            return (
                 m.get("method") == "session/update"
-                and m["params"]["update"].get("sessionUpdate") == "agent_message_chunk"
-                and m["params"]["sessionId"] != parent
-                and "thinking" in m["params"]["update"]["content"]["text"]
-            ),
-            timeout=30,
-        )["params"]["sessionId"]
+                and update.get("sessionUpdate") == "agent_message_chunk"
+                and params["sessionId"] != parent
+                and "thinking" in update["content"]["text"]
+            )
+
+        slow = editor.wait_for(a_slow_chunk, timeout=30)["params"]["sessionId"]
         refused = editor.request(
             "session/set_mode", {"sessionId": slow, "modeId": "plan"}, check=False
         )
         editor.notify("session/cancel", {"sessionId": slow})
-        answer = editor.wait_for(lambda m: m.get("id") == "go" and "method" not in m, timeout=60)
+        answer = editor.wait_for(lambda m: answers(m, "go"), timeout=60)
         sent = updates_since(editor, start)
     assert answer["result"]["stopReason"] == "end_turn"  # the parent's turn went on
     assert (

@@ -15,6 +15,7 @@ import pytest
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import MODELS, FakeLLM, Reply, Text, ToolCall
 from tests.support.session_load import reopen
+from tests.support.subagents import delegate, two_lookups
 from tests.support.updates import of_kind
 
 PRICED = '[models."{model}"]\ninput_price = 3.0\noutput_price = 15.0\n'
@@ -34,26 +35,10 @@ def parent_of(update: dict[str, Any]) -> str | None:
     return update.get("_meta", {}).get("heron", {}).get("parentToolCallId")
 
 
-def delegate(task: str, **more: Any) -> ToolCall:
-    return ToolCall("delegate", {"task": task, **more})
-
-
 def test_two_read_only_subagents_run_at_once_and_only_their_reports_return(
     env: dict[str, str], workspace: Path, fake: FakeLLM
 ) -> None:
-    (workspace / "alpha.txt").write_text("alpha lives here\n")
-    (workspace / "beta.txt").write_text("beta lives here\n")
-    fake.enqueue(
-        Reply((delegate("Find ALPHA-TASK"), delegate("Find BETA-TASK"))),
-        Reply((Text("Both found."),)),
-    )
-    for name in ("alpha", "beta"):
-        marker = f"{name.upper()}-TASK"
-        fake.enqueue_for(
-            marker,
-            Reply((ToolCall("read_file", {"path": f"{name}.txt"}),), chunk_delay=0.1),
-            Reply((Text(f"{name} is in {name}.txt line 1"),)),
-        )
+    two_lookups(workspace, fake)
     agent = FakeEditor(env)
     with agent:
         session_id = agent.start_session(workspace)

@@ -16,7 +16,14 @@ from agent_core.delegation.digest import Digest
 from agent_core.delegation.settings import DelegationSettings
 from agent_core.delegation.tool import Delegate, DelegateArguments, Subagents
 from agent_core.errors import ModelConfigError, ToolError
-from agent_core.events import Event, ToolCallStarted, ToolCallUpdated
+from agent_core.events import (
+    Event,
+    SubagentEnded,
+    SubagentEvent,
+    SubagentStarted,
+    ToolCallStarted,
+    ToolCallUpdated,
+)
 from agent_core.loop.agent import Agent
 from agent_core.models.base import Model, ModelRequest, StreamEvent
 from agent_core.models.scripted import Rule, ScriptedModel
@@ -163,8 +170,21 @@ async def test_the_report_is_the_result_and_the_childs_calls_name_their_parent()
     events = [event async for event in agent.run_turn(())]
     [done] = [e for e in events if isinstance(e, ToolCallUpdated) and e.status == "completed"]
     assert done.output == "Report of the subagent (2 requests, 1 tool calls):\nfound it"
-    started = [e for e in shown if isinstance(e, ToolCallStarted)]
-    assert [e.name for e in started] == ["look"] and started[0].parent_call_id == done.call_id
+    [opened] = [e for e in shown if isinstance(e, SubagentStarted)]
+    assert opened.call_id == done.call_id and opened.task.startswith("# Your task\nfind")
+    theirs = [e for e in shown if isinstance(e, SubagentEvent)]
+    started = [e.event for e in theirs if isinstance(e.event, ToolCallStarted)]
+    assert [e.name for e in started] == ["look"]
+    assert {(e.session_id, e.call_id) for e in theirs} == {(opened.session_id, done.call_id)}
+    [ended] = [e for e in shown if isinstance(e, SubagentEnded)]
+    assert (ended.session_id, ended.stop_reason, ended.error) == (
+        opened.session_id,
+        "end_turn",
+        None,
+    )
+    assert shown.index(opened) < shown.index(theirs[0]) and shown.index(ended) > shown.index(
+        theirs[-1]
+    )
 
 
 def test_the_digest_lists_the_latest_calls_with_their_status() -> None:
