@@ -200,7 +200,7 @@ def test_a_command_started_by_a_command_dies_with_its_parent(
     parent.wait()
     assert parent.stdin is not None
     parent.stdin.close()
-    assert wait_dead(pids, timeout=5) == []
+    assert wait_dead(pids, timeout=15) == []
     sandbox.release(launch)
 
 

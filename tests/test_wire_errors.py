@@ -151,9 +151,8 @@ def test_a_50_mib_line_is_served_and_a_larger_one_refused(
     with RawAgent(agent_env) as agent:
         session_id = agent.start_session(workspace)
         big = "x" * (50 * 1024 * 1024)
-        response = agent.request(
-            "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": big}]}
-        )
+        prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": big}]}
+        response = agent.request("session/prompt", prompt, timeout=60)  # 50 MiB each way
         assert response["result"]["stopReason"] == "end_turn"
         agent.drain(quiet=0.5)
         huge = (

@@ -67,7 +67,9 @@ class RawAgent:
             self.checker.check("to_agent", message)
         self.send_raw(json.dumps(message).encode() + b"\n")
 
-    def request(self, method: str, params: Any = None, *, check: bool = True) -> Any:
+    def request(
+        self, method: str, params: Any = None, *, check: bool = True, timeout: float = 10.0
+    ) -> Any:
         """Send a request and return the whole response (other messages stay queued)."""
         self._next_id += 1
         request_id = self._next_id
@@ -78,7 +80,7 @@ class RawAgent:
             self.send(message)
         else:
             self.send_raw(json.dumps(message).encode() + b"\n")
-        return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m)
+        return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m, timeout)
 
     def notify(self, method: str, params: Any) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
