@@ -13,22 +13,44 @@ files: for one, the checkpoint is taken before the question, not after, and aske
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agent_core.errors import ToolError
-from agent_core.events import NoticeRaised, ToolCallUpdated
+from agent_core.events import Event, NoticeRaised, ToolCallUpdated
 from agent_core.safety.judge import judge
 from agent_core.safety.policy import Command, changes_workspace
 
 if TYPE_CHECKING:
-    from agent_core.approval.permissions import ApprovalRequest
+    from agent_core.approval.permissions import ApprovalRequest, Permissions
+    from agent_core.checkpoints.coverage import Coverage
+    from agent_core.checkpoints.session import Checkpoint
     from agent_core.safety.policy import Action
-    from agent_core.tools.base import ToolContext
 
 
-async def admit(context: ToolContext, action: Action, request: ApprovalRequest) -> None:
+class Checkpointer(Protocol):
+    """The session's checkpoints, as the gate takes them."""
+
+    async def before_change(self) -> Checkpoint | None: ...
+
+    async def covers(self, paths: Sequence[str | None]) -> Coverage: ...
+
+
+class Call(Protocol):
+    """What the gate needs of a tool call (``tools.base.ToolContext`` is one)."""
+
+    @property
+    def call_id(self) -> str: ...
+    @property
+    def permissions(self) -> Permissions: ...
+    @property
+    def checkpoints(self) -> Checkpointer | None: ...
+    @property
+    def report(self) -> Callable[[Event], Awaitable[None]]: ...
+
+
+async def admit(context: Call, action: Action, request: ApprovalRequest) -> None:
     """Returns when ``action`` may go ahead (its checkpoint taken, when it changes the
     workspace); raises ``ToolError`` with the refusal the model should read when it may not."""
     permissions = context.permissions
@@ -45,7 +67,7 @@ async def admit(context: ToolContext, action: Action, request: ApprovalRequest) 
         await before_change(context)
 
 
-async def before_change(context: ToolContext) -> bool:
+async def before_change(context: Call) -> bool:
     """Right before the workspace changes: the turn's checkpoint is taken (the first time) and
     the call's update names it, so an editor can offer "restore to here". True when the turn
     has its checkpoint (so /undo restores what the change does)."""
@@ -58,7 +80,7 @@ async def before_change(context: ToolContext) -> bool:
     return taken.number is not None
 
 
-async def not_restorable(context: ToolContext, files: Sequence[str | None]) -> str | None:
+async def not_restorable(context: Call, files: Sequence[str | None]) -> str | None:
     """After ``before_change`` took the turn's checkpoint, before a command empties ``files``
     in place (None: one it does not name): why the checkpoint does not keep one of them as it
     is now (so ``/undo`` could not bring it back), or None when it keeps them all."""

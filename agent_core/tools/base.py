@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from agent_core.approval.gate import Checkpointer
 from agent_core.approval.permissions import Permissions
-from agent_core.checkpoints.coverage import Coverage
-from agent_core.checkpoints.session import Checkpoint
 from agent_core.diagnostics.model import Diagnostics
 from agent_core.errors import ToolError
 from agent_core.events import Event, ToolKind
@@ -48,14 +47,6 @@ class FileTracker:
                 f"{path} changed since you last read it (in the editor or on disk). Read it again."
             )
         return None
-
-
-class Checkpointer(Protocol):
-    """The session's checkpoints, as the approval gate takes them (``agent_core.approval.gate``)."""
-
-    async def before_change(self) -> Checkpoint | None: ...
-
-    async def covers(self, paths: Sequence[str | None]) -> Coverage: ...
 
 
 @dataclass(frozen=True)
