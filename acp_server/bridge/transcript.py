@@ -94,8 +94,10 @@ class TranscriptBuilder:
         """A subagent's items (``session_id``'s), kept after this session's so far; its own
         subagents' kept with theirs."""
         self._close_text()
-        self._items += [item if "sessionId" in item else {"sessionId": session_id, "update": item}
-                        for item in items]  # fmt: skip
+        self._items += [
+            item if "sessionUpdate" not in item else {"sessionId": session_id, "update": item}
+            for item in items
+        ]
 
     def drain(self, *, finished: bool = False) -> list[Item]:
         """The items complete so far (all of them once the turn has ``finished``)."""
