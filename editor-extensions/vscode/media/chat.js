@@ -89,6 +89,7 @@ function promptKeyGoesToTranscript(key, mods) {
     if (!active || active === node || !node.contains(active)) return null;
     if (active.dataset && active.dataset.tool) return 'button[data-tool="' + CSS.escape(active.dataset.tool) + '"]';
     if (active.dataset && active.dataset.terminal) return 'button.show-terminal[data-terminal="' + CSS.escape(active.dataset.terminal) + '"]';
+    if (active.dataset && active.dataset.session) return 'button.stop-subagent[data-session="' + CSS.escape(active.dataset.session) + '"]';
     const long = active.closest ? active.closest("[data-long]") : null;
     if (long) return '[data-long="' + CSS.escape(long.dataset.long) + '"] > button.show-more';
     if (active.tagName === "SUMMARY") return "details > summary";
@@ -316,6 +317,13 @@ function promptKeyGoesToTranscript(key, mods) {
     const more = closest("button.show-more");
     if (more) {
       setExpanded(more, more.getAttribute("aria-expanded") !== "true");
+      return;
+    }
+    // Stops that subagent alone; the card says "stopped" once the agent reports it.
+    const stopChild = closest("button.stop-subagent");
+    if (stopChild) {
+      stopChild.disabled = true;
+      vscode.postMessage({ type: "stopSubagent", sessionId: stopChild.dataset.session });
       return;
     }
     const terminal = closest("button.show-terminal");

@@ -22,6 +22,8 @@ export interface ChatActions {
   openFile(href: string): void;
   /** A subagent's tool calls shown or hidden in the chat (`id`: the tool call's item id). */
   toggleTool(id: string, expanded: boolean): void;
+  /** The Stop button of a running subagent's card (`sessionId`: its child session). */
+  stopSubagent(sessionId: string): void;
   /** The "Open terminal" button of a command's card. */
   showTerminal(terminalId: string): void;
   /** A command the agent runs here, as its card shows it. */
@@ -38,7 +40,8 @@ type FromWebview =
   | { type: "ready" }
   | { type: "openFile"; href: string }
   | { type: "toggleTool"; id: string; expanded: boolean }
-  | { type: "showTerminal"; terminalId: string };
+  | { type: "showTerminal"; terminalId: string }
+  | { type: "stopSubagent"; sessionId: string };
 
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   static readonly viewId = "heron.chat";
@@ -69,6 +72,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       else if (message.type === "toggleTool" && typeof message.id === "string" && typeof message.expanded === "boolean")
         this.actions.toggleTool(message.id, message.expanded);
       else if (message.type === "showTerminal" && typeof message.terminalId === "string") this.actions.showTerminal(message.terminalId);
+      else if (message.type === "stopSubagent" && typeof message.sessionId === "string") this.actions.stopSubagent(message.sessionId);
       else if (message.type === "ready") {
         const { items, usage, busy, header } = this.actions.snapshot();
         this.post({ type: "reset" });

@@ -1,29 +1,30 @@
 // The ACP connection to the agent process: newline-delimited JSON over its stdio,
 // with the client-side methods (fs, terminal, permissions, updates) routed to handlers.
 import { Readable, Writable } from "node:stream";
-import {
-  client,
-  methods,
-  ndJsonStream,
-  type ClientConnection,
-  type CreateTerminalRequest,
-  type CreateTerminalResponse,
-  type InitializeRequest,
-  type InitializeResponse,
-  type KillTerminalRequest,
-  type ReadTextFileRequest,
-  type ReadTextFileResponse,
-  type ReleaseTerminalRequest,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
-  type SessionNotification,
-  type TerminalOutputRequest,
-  type TerminalOutputResponse,
-  type WaitForTerminalExitRequest,
-  type WaitForTerminalExitResponse,
-  type WriteTextFileRequest,
+import type {
+  ClientConnection,
+  CreateTerminalRequest,
+  CreateTerminalResponse,
+  InitializeResponse,
+  KillTerminalRequest,
+  ReadTextFileRequest,
+  ReadTextFileResponse,
+  ReleaseTerminalRequest,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  TerminalOutputRequest,
+  TerminalOutputResponse,
+  WaitForTerminalExitRequest,
+  WaitForTerminalExitResponse,
+  WriteTextFileRequest,
 } from "@agentclientprotocol/sdk";
+// The SDK's code from its unstable entry, its types from the stable one. The client's own router
+// checks every `session/update` against the schema before any handler: only the unstable 1.29
+// schema knows the child-session kinds (with the stable one they are dropped there), and its
+// parse leaves out `session` content, so childSessions.ts reads the params as they came.
+import { client, methods, ndJsonStream, type InitializeRequest } from "@agentclientprotocol/sdk/unstable";
 import type { AgentProcess } from "./agentProcess";
+import { readSessionNotification, SUBAGENTS_CAPABILITY, type IncomingNotification } from "./childSessions";
 import {
   DIAGNOSTICS_META,
   DIAGNOSTICS_METHOD,
@@ -50,7 +51,8 @@ export interface ClientHandlers {
   fs: FsHandler;
   terminals: TerminalHandler;
   requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
-  sessionUpdate(params: SessionNotification): void;
+  /** Every session's updates: the one shown and the child sessions it announced. */
+  sessionUpdate(params: IncomingNotification): void;
   /** `_heron/diagnostics`, advertised in `initialize` only when given. */
   diagnostics?: ((params: DiagnosticsParams, signal: AbortSignal) => Promise<DiagnosticsResult>) | undefined;
 }
@@ -102,7 +104,8 @@ export async function connectToAgent(agent: AgentProcess, handlers: ClientHandle
       handlers.terminals.release(params);
       return {};
     })
-    .onNotification(methods.client.session.update, ({ params }) => handlers.sessionUpdate(params));
+    // Read here, not by the SDK, whose schema (1.29) drops the child-session updates (childSessions.ts).
+    .onNotification(methods.client.session.update, readSessionNotification, ({ params }) => handlers.sessionUpdate(params));
   const diagnostics = handlers.diagnostics;
   if (diagnostics) {
     app.onRequest(DIAGNOSTICS_METHOD, parseDiagnosticsParams, ({ params, signal }) => diagnostics(params, signal));
@@ -112,7 +115,8 @@ export async function connectToAgent(agent: AgentProcess, handlers: ClientHandle
   const stdin = Writable.toWeb(agent.child.stdin) as WritableStream<Uint8Array>;
   toAgent.readable.pipeTo(stdin).catch(() => undefined);
   const fromAgent = (Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>).pipeThrough(tap("<-", log));
-  const connection = app.connect(ndJsonStream(toAgent.writable, fromAgent));
+  // The same connection, seen through the stable entry's types as the rest of the extension is.
+  const connection = app.connect(ndJsonStream(toAgent.writable, fromAgent)) as unknown as ClientConnection;
   void agent.exited.then(() => connection.close(new Error("the agent process exited")));
 
   const request: InitializeRequest = {
@@ -121,6 +125,8 @@ export async function connectToAgent(agent: AgentProcess, handlers: ClientHandle
     clientCapabilities: {
       fs: { readTextFile: true, writeTextFile: true },
       terminal: true,
+      // Subagents as child sessions (stable since schema 1.34; named in the SDK's unstable types).
+      subagents: SUBAGENTS_CAPABILITY,
       ...(diagnostics ? { _meta: { ...DIAGNOSTICS_META } } : {}),
     },
   };

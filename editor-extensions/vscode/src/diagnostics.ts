@@ -2,7 +2,7 @@
 // shapes, its params read from the wire, and the pure translation of VS Code diagnostics. No
 // vscode here (the handler that reads them is diagnosticsHandler.ts).
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { RequestError } from "@agentclientprotocol/sdk";
+import { RequestError } from "@agentclientprotocol/sdk/unstable"; // as connection.ts: one copy of the SDK
 
 export const DIAGNOSTICS_METHOD = "_heron/diagnostics";
 

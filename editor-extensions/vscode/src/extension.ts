@@ -165,6 +165,11 @@ export function activate(context: vscode.ExtensionContext): void {
       const item = session.transcript.setExpanded(id, expanded);
       if (item) chat.showItems([item], session.transcript.usage);
     },
+    stopSubagent: (sessionId) => {
+      void session.cancelSubagent(sessionId).then((sent) => {
+        if (!sent) log.info(`subagent ${sessionId} is not running: not stopped`);
+      }, report);
+    },
     showTerminal: (terminalId) => {
       if (!terminals.show(terminalId)) void vscode.window.showInformationMessage("Heron: that terminal has been closed.");
     },

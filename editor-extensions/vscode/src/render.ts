@@ -2,7 +2,7 @@
 // screen readers. Pure: no vscode.
 import { escapeHtml, renderMarkdown } from "./markdown";
 import { childrenSummary, renderToolCard, statusLabel, type CardContext } from "./toolCard";
-import type { Item } from "./transcript";
+import { subagentStateLabel, type Item } from "./transcript";
 
 export { alignLines, renderDiff } from "./diff";
 export { childrenSummary, type CardContext, type PathDisplay } from "./toolCard";
@@ -55,7 +55,10 @@ export function itemLabel(item: Item): string {
       return "Heron's thinking";
     case "tool": {
       const label = `Tool call ${gist(item.title, 80)}, ${statusLabel(item.status)}`;
-      return item.children.length > 0 ? `${label}, subagent: ${childrenSummary(item.children)}` : label;
+      const parts = item.children.length > 0 ? [childrenSummary(item.children)] : [];
+      const state = item.subagent ? subagentStateLabel(item.subagent) : null;
+      if (state !== null) parts.push(state);
+      return parts.length > 0 ? `${label}, subagent: ${parts.join(", ")}` : label;
     }
     case "plan": {
       const done = item.entries.filter((e) => e.status === "completed").length;

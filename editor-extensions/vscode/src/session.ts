@@ -1,18 +1,17 @@
 // The session controller: owns the agent process, the ACP connection, the current
 // session and its transcript. No vscode here: the UI listens through callbacks.
-import {
-  methods,
-  RequestError,
-  type ContentBlock,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
-  type SessionConfigOption,
-  type SessionInfo,
-  type SessionModeState,
-  type SessionNotification,
-  type StopReason,
+import type {
+  ContentBlock,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionConfigOption,
+  SessionInfo,
+  SessionModeState,
+  StopReason,
 } from "@agentclientprotocol/sdk";
+import { methods, RequestError } from "@agentclientprotocol/sdk/unstable"; // the code connection.ts runs (one copy of the SDK)
 import { AgentProcess } from "./agentProcess";
+import type { IncomingNotification } from "./childSessions";
 import { connectToAgent, type AgentConnection } from "./connection";
 import type { DiagnosticsParams, DiagnosticsResult } from "./diagnostics";
 import { MODES_CONFIG_ID, type HeaderState } from "./header";
@@ -20,7 +19,7 @@ import { agentExitedNotice, STOPPED_NOTICE } from "./notices";
 import { embeddedAsText } from "./selection";
 import { SessionDetails, type SessionSetup } from "./sessionDetails";
 import type { SessionControllerOptions, SessionState } from "./sessionPorts";
-import { Transcript } from "./transcript";
+import { canStopSubagent, Transcript } from "./transcript";
 
 export type { PermissionPrompter, SessionControllerOptions, SessionListener, SessionState } from "./sessionPorts";
 
@@ -241,6 +240,19 @@ export class SessionController {
     await connection.agent.notify(methods.agent.session.cancel, { sessionId: this.sessionId });
   }
 
+  /**
+   * Stops one subagent alone: `session/cancel` with its child session's id, sent only while it
+   * runs and the agent lets it be cancelled (its `capabilities.cancel`). The parent's turn goes
+   * on. False when that is not so (it has ended meanwhile, or it is not a child of this session).
+   */
+  async cancelSubagent(sessionId: string): Promise<boolean> {
+    const child = this.transcript.subagent(sessionId);
+    if (!child || !canStopSubagent(child) || !this.connecting) return false;
+    const { connection } = await this.connecting;
+    await connection.agent.notify(methods.agent.session.cancel, { sessionId });
+    return true;
+  }
+
   /** Cancels the running turn, if any, and waits until its prompt has been answered. */
   private async cancelTurn(): Promise<void> {
     const turn = this.turn;
@@ -332,8 +344,9 @@ export class SessionController {
     params: RequestPermissionRequest,
     signal: AbortSignal,
   ): Promise<RequestPermissionResponse> {
-    // A question about a session we no longer show (an old or foreign one) is not put to the user.
-    if (params.sessionId !== this.sessionId) {
+    // A question about a session we no longer show (an old or foreign one) is not put to the user;
+    // one of its subagents' (a child session it announced) is.
+    if (params.sessionId !== this.sessionId && (this.sessionId === null || !this.transcript.subagent(params.sessionId))) {
       this.options.log.info(`permission request for session ${params.sessionId} answered cancelled`);
       return { outcome: { outcome: "cancelled" } };
     }
@@ -356,9 +369,13 @@ export class SessionController {
     return handler.diagnostics(params, [this.sessionCwd], signal);
   }
 
-  private onUpdate(notification: SessionNotification): void {
-    if (notification.sessionId !== this.sessionId) return;
+  private onUpdate(notification: IncomingNotification): void {
     const update = notification.update;
+    if (notification.sessionId !== this.sessionId) {
+      // A subagent's own session: only one the session shown has announced or linked to.
+      if (this.sessionId !== null) this.options.listener.onItems(this.transcript.applyChild(notification.sessionId, update));
+      return;
+    }
     const changed = this.transcript.apply(update);
     if (update.sessionUpdate === "current_mode_update") this.setCurrentMode(update.currentModeId);
     else if (update.sessionUpdate === "config_option_update") this.applyConfigOptions(update.configOptions);

@@ -4,7 +4,14 @@ import { renderDiffBlock } from "./diff";
 import { HtmlBudget, OUTPUT_LIMITS, renderLongLines, TERMINAL_LIMITS, textLines } from "./longText";
 import { escapeHtml } from "./markdown";
 import type { CommandView } from "./terminals";
-import { childrenExpanded, type ToolContentView, type ToolItem } from "./transcript";
+import {
+  canStopSubagent,
+  childrenExpanded,
+  subagentStateLabel,
+  type SubagentView,
+  type ToolContentView,
+  type ToolItem,
+} from "./transcript";
 
 export const STATUS_LABELS: Record<string, string> = {
   pending: "pending",
@@ -98,19 +105,47 @@ export function childrenSummary(children: readonly ToolItem[]): string {
   return parts.join(" · ");
 }
 
+/** One line of a subagent's latest message, for its card. */
+export function summaryLine(text: string, max = 160): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+/**
+ * What a child session's card says of it besides its calls: its state in a word (running, done,
+ * stopped, failed), a Stop button while it runs and may be cancelled, and its latest message.
+ */
+function renderSubagentState(item: ToolItem, view: SubagentView): string {
+  const label = subagentStateLabel(view);
+  const state = label === null ? "" : `<span class="subagent-state" data-state="${escapeHtml(label)}">${escapeHtml(label)}</span>`;
+  const stop = canStopSubagent(view)
+    ? ` <button type="button" class="stop-subagent" data-session="${escapeHtml(view.sessionId)}" aria-label="${escapeHtml(
+        `Stop the subagent: ${item.title}`,
+      )}">Stop</button>`
+    : "";
+  const error = view.error === null ? "" : `<div class="subagent-error">${escapeHtml(view.error)}</div>`;
+  const summary = view.summary.trim() === "" ? "" : `<div class="subagent-summary">${escapeHtml(summaryLine(view.summary))}</div>`;
+  return state + stop + error + summary;
+}
+
 /**
  * A subagent's tool calls inside the card of the call that runs it: a button that shows or hides
  * them (the webview flips it at once and tells the extension, which keeps the choice), then the
- * list of their cards. Shown while the call runs, hidden once it has completed, unless the user chose.
+ * list of their cards. Shown while the call runs, hidden once it has completed, unless the user
+ * chose. A subagent that is a child session also says its state, and can be stopped while it runs.
  */
 function renderChildren(item: ToolItem, context: CardContext, budget: HtmlBudget): string {
-  if (item.children.length === 0) return "";
+  const view = item.subagent ?? null;
+  if (item.children.length === 0 && view === null) return "";
+  const state = view === null ? "" : renderSubagentState(item, view);
+  if (item.children.length === 0) return `<div class="subagent">${state}</div>`;
   const expanded = childrenExpanded(item);
   const id = escapeHtml(item.id);
   return (
     `<div class="subagent">` +
     `<button type="button" class="children-toggle" data-tool="${id}" aria-expanded="${String(expanded)}" aria-controls="children-${id}">` +
     `<span class="chevron" aria-hidden="true"></span>Subagent · ${escapeHtml(childrenSummary(item.children))}</button>` +
+    (state === "" ? "" : ` ${state}`) +
     `<ul class="tool-children" id="children-${id}" aria-label="${escapeHtml(`Subagent tool calls: ${item.title}`)}"${expanded ? "" : " hidden"}>` +
     item.children.map((child) => `<li>${renderToolCard(child, context, budget)}</li>`).join("") +
     `</ul></div>`

@@ -1,16 +1,29 @@
 // Folds ACP session updates into a view model of the conversation. Pure: no vscode.
-import type {
-  ContentBlock,
-  PlanEntry,
-  SessionUpdate,
-  ToolCallContent,
-  ToolCallStatus,
-} from "@agentclientprotocol/sdk";
+import type { ContentBlock, PlanEntry, ToolCallStatus } from "@agentclientprotocol/sdk";
+import { linkedSessions, type IncomingToolContent, type IncomingUpdate, type SubagentUpdate } from "./childSessions";
 
 export type ToolContentView =
   | { type: "text"; text: string }
   | { type: "diff"; path: string; oldText: string | null; newText: string }
   | { type: "terminal"; terminalId: string };
+
+/**
+ * A subagent that runs as a child session: what its parent's `subagent_update`s said of it, and
+ * the last thing it wrote. Shared by the child's record and the tool call that links to it.
+ */
+export interface SubagentView {
+  sessionId: string;
+  title: string | null;
+  /** "running", "idle", "requires_action", "unknown"; null: not reported (or cleared). */
+  state: string | null;
+  /** With "idle": how its work ended. */
+  stopReason: string | null;
+  error: string | null;
+  /** Its `capabilities.cancel` is an object: `session/cancel` with its id stops it. */
+  canCancel: boolean;
+  /** Its latest message (its report, once it is done). */
+  summary: string;
+}
 
 /** A tool call. A subagent's calls are `children` of the call that runs it, not items. */
 export interface ToolItem {
@@ -27,6 +40,8 @@ export interface ToolItem {
   /** The agent's report of the result (`rawOutput`), when it is text: what a command's card shows
    * once its terminal is unknown here (a loaded session). */
   output: string | null;
+  /** The child session this call runs (its `session` content), when the agent sends subagents as such. */
+  subagent?: SubagentView | null;
 }
 
 export type Item =
@@ -58,7 +73,7 @@ export function contentText(block: ContentBlock): string {
   }
 }
 
-function toolContent(content: ToolCallContent): ToolContentView {
+function toolContent(content: Exclude<IncomingToolContent, { type: "session" }>): ToolContentView {
   switch (content.type) {
     case "content":
       return { type: "text", text: contentText(content.content) };
@@ -72,6 +87,33 @@ function toolContent(content: ToolCallContent): ToolContentView {
     case "terminal":
       return { type: "terminal", terminalId: content.terminalId };
   }
+}
+
+/** What is drawn of a call's content: everything but its links to sessions. */
+function toolContents(content: readonly IncomingToolContent[]): ToolContentView[] {
+  return content.flatMap((c) => (c.type === "session" ? [] : [toolContent(c)]));
+}
+
+/** A child's state in a word or two: running, done, stopped, failed; null when there is nothing to say. */
+export function subagentStateLabel(view: SubagentView): string | null {
+  switch (view.state) {
+    case "running":
+      return "running";
+    case "requires_action":
+      return "waiting";
+    case "idle":
+      if (view.stopReason === "cancelled") return "stopped";
+      if (view.stopReason === "error" || view.error !== null) return "failed";
+      if (view.stopReason === null || view.stopReason === "end_turn") return "done";
+      return `ended (${view.stopReason.replace(/_/g, " ")})`;
+    default:
+      return null;
+  }
+}
+
+/** The stop button is offered: the child is running and the agent lets it be cancelled. */
+export function canStopSubagent(view: SubagentView): boolean {
+  return view.state === "running" && view.canCancel;
 }
 
 /**
@@ -121,6 +163,24 @@ const CHUNK_KINDS = {
   agent_thought_chunk: "thought",
 } as const;
 
+/** Where a session's tool calls go: its own ids (a child's model numbers its calls afresh), and
+ * where a call that names no parent is placed. */
+interface Scope {
+  tools: Map<string, ToolItem>;
+  place(item: ToolItem): void;
+}
+
+/** A child session of one shown here: what is known of it, the call that links to it (once one
+ * does), and its calls until then. */
+interface Child {
+  view: SubagentView;
+  scope: Scope;
+  host: ToolItem | null;
+  waiting: ToolItem[];
+  /** The message its summary is (chunks of another start a new summary). */
+  summaryId: string | null;
+}
+
 export class Transcript {
   readonly items: Item[] = [];
   usage: Usage | null = null;
@@ -133,12 +193,16 @@ export class Transcript {
   /** The parent each call named when it arrived (null: none), shown under it or not. */
   private readonly namedParents = new Map<ToolItem, string | null>();
   private plan: (Item & { kind: "plan" }) | null = null;
+  private readonly root: Scope = { tools: this.tools, place: (item) => this.items.push(item) };
+  /** Child sessions (subagents) announced or linked in the session shown, and theirs, by id. */
+  private readonly children = new Map<string, Child>();
 
   clear(): void {
     this.items.length = 0;
     this.tools.clear();
     this.parents.clear();
     this.namedParents.clear();
+    this.children.clear();
     this.plan = null;
     this.usage = null;
   }
@@ -150,6 +214,14 @@ export class Transcript {
       if (item.status === "pending" || item.status === "in_progress") {
         item.status = "failed";
         changed.add(this.topLevel(item));
+      }
+    }
+    // Nor will its subagents: they cannot be stopped any more.
+    for (const { view, host } of this.children.values()) {
+      view.canCancel = false;
+      if (view.state === "running" || view.state === "requires_action") {
+        Object.assign(view, { state: "idle", stopReason: "error", error: "the agent exited" });
+        for (const item of host ? this.shown(host) : []) changed.add(item);
       }
     }
     return [...changed];
@@ -181,34 +253,26 @@ export class Transcript {
     return item;
   }
 
+  /** A child session of the one shown (or of one of its children), announced or linked to. */
+  subagent(sessionId: string): SubagentView | null {
+    return this.children.get(sessionId)?.view ?? null;
+  }
+
   /**
-   * Applies one update; returns the items that changed (to re-render), if any. A change to a
-   * nested tool call returns the top-level item it is shown in.
+   * Applies one update of the session shown; returns the items that changed (to re-render), if
+   * any. A change to a nested tool call returns the top-level item it is shown in.
    */
-  apply(update: SessionUpdate): Item[] {
+  apply(update: IncomingUpdate): Item[] {
     switch (update.sessionUpdate) {
       case "user_message_chunk":
       case "agent_message_chunk":
       case "agent_thought_chunk":
         return [this.chunk(CHUNK_KINDS[update.sessionUpdate], update.messageId ?? null, update.content)];
-      case "tool_call": {
-        const item = this.tool(update.toolCallId, update._meta, update.title);
-        item.title = update.title;
-        item.toolKind = update.kind ?? item.toolKind;
-        item.status = update.status ?? item.status;
-        if (update.content) item.content = update.content.map(toolContent);
-        if (update.rawOutput !== undefined) item.output = outputText(update.rawOutput);
-        return [this.topLevel(item)];
-      }
-      case "tool_call_update": {
-        const item = this.tool(update.toolCallId, update._meta, update.title ?? update.toolCallId);
-        if (update.title) item.title = update.title;
-        if (update.kind) item.toolKind = update.kind;
-        if (update.status) item.status = update.status;
-        if (update.content) item.content = update.content.map(toolContent);
-        if (update.rawOutput !== undefined) item.output = outputText(update.rawOutput);
-        return [this.topLevel(item)];
-      }
+      case "tool_call":
+      case "tool_call_update":
+        return [this.topLevel(this.toolUpdate(this.root, update))];
+      case "subagent_update":
+        return this.announce(update);
       case "plan": {
         if (!this.plan) {
           this.plan = { kind: "plan", id: this.newId(), entries: [] };
@@ -223,20 +287,110 @@ export class Transcript {
       case "current_mode_update":
         this.currentModeId = update.currentModeId;
         return [];
-      case "notice": {
-        const item: Item = {
-          kind: "notice",
-          id: this.newId(),
-          severity: update.severity,
-          title: update.title,
-          description: update.description ?? "",
-        };
-        this.items.push(item);
-        return [item];
-      }
+      case "notice":
+        return [this.notice(update.severity, update.title, update.description ?? "")];
       default:
         return [];
     }
+  }
+
+  /**
+   * Applies one update of a child session (`sessionId`, a subagent announced or linked here):
+   * its tool calls go under the call that runs it, its own children are announced, its latest
+   * message is its summary; its plan, thoughts and the task it was given are its own and not
+   * shown. Nothing for a session not known here.
+   */
+  applyChild(sessionId: string, update: IncomingUpdate): Item[] {
+    const child = this.children.get(sessionId);
+    if (!child) return [];
+    switch (update.sessionUpdate) {
+      case "tool_call":
+      case "tool_call_update":
+        return this.shown(this.toolUpdate(child.scope, update));
+      case "subagent_update":
+        return this.announce(update);
+      case "agent_message_chunk": {
+        const messageId = update.messageId ?? null;
+        if (messageId !== child.summaryId) child.view.summary = ""; // another message
+        child.summaryId = messageId;
+        child.view.summary += contentText(update.content);
+        return child.host ? this.shown(child.host) : [];
+      }
+      case "notice":
+        return [this.notice(update.severity, `Subagent: ${update.title}`, update.description ?? "")];
+      default:
+        return [];
+    }
+  }
+
+  private notice(severity: string, title: string, description: string): Item {
+    const item: Item = { kind: "notice", id: this.newId(), severity, title, description };
+    this.items.push(item);
+    return item;
+  }
+
+  private toolUpdate(scope: Scope, update: IncomingUpdate & { sessionUpdate: "tool_call" | "tool_call_update" }): ToolItem {
+    const item = this.tool(scope, update.toolCallId, update._meta, update.title ?? update.toolCallId);
+    if (update.sessionUpdate === "tool_call" || update.title) item.title = update.title ?? item.title;
+    if (update.kind) item.toolKind = update.kind;
+    if (update.status) item.status = update.status;
+    if (update.content) {
+      item.content = toolContents(update.content);
+      for (const sessionId of linkedSessions(update.content)) this.link(sessionId, item);
+    }
+    if (update.rawOutput !== undefined) item.output = outputText(update.rawOutput);
+    return item;
+  }
+
+  /** A `subagent_update`: the child is known from now on; what it says of it replaces what was said. */
+  private announce(update: SubagentUpdate): Item[] {
+    const child = this.child(update.sessionId);
+    const view = child.view;
+    if (update.title !== undefined) view.title = update.title;
+    if (update.capabilities !== undefined) view.canCancel = typeof update.capabilities?.cancel === "object" && update.capabilities.cancel !== null;
+    if (update.state !== undefined) {
+      view.state = update.state?.state ?? null;
+      view.stopReason = update.state?.stopReason ?? null;
+      view.error = update.state?.error?.message ?? null;
+    }
+    return child.host ? this.shown(child.host) : [];
+  }
+
+  /** A call's `session` content: the child it runs is drawn in its card (the first call that links to it keeps it). */
+  private link(sessionId: string, item: ToolItem): void {
+    const child = this.child(sessionId);
+    if (child.host !== null) return;
+    child.host = item;
+    item.subagent = child.view;
+    for (const call of child.waiting) {
+      item.children.push(call);
+      this.parents.set(call, item);
+    }
+    child.waiting = [];
+  }
+
+  private child(sessionId: string): Child {
+    const known = this.children.get(sessionId);
+    if (known) return known;
+    const child: Child = {
+      view: { sessionId, title: null, state: null, stopReason: null, error: null, canCancel: false, summary: "" },
+      scope: {
+        tools: new Map(),
+        place: (item) => {
+          if (!child.host) {
+            child.waiting.push(item);
+            return;
+          }
+          child.host.children.push(item);
+          this.parents.set(item, child.host);
+        },
+      },
+      host: null,
+      waiting: [],
+      summaryId: null,
+    };
+    this.children.set(sessionId, child);
+    return child;
   }
 
   private chunk(kind: "user" | "agent" | "thought", messageId: string | null, content: ContentBlock): Item {
@@ -260,17 +414,17 @@ export class Transcript {
   }
 
   /**
-   * The tool call with this id; a new one goes under the call its `_meta` names when that call is
-   * known, and otherwise at the top level (a call that arrives before its parent is not lost).
-   * Where a call is shown is settled when it first arrives: later updates only find it, by id
-   * and, when they name one, by parent. A subagent's calls get their ids from its own model, so
-   * one may repeat an id seen elsewhere (even its parent's): under a parent it did not name
-   * before, the same id is another call.
+   * The tool call with this id in `scope` (a session's calls); a new one goes under the call its
+   * `_meta` names when that call is known, and otherwise at the scope's top level (a call that
+   * arrives before its parent is not lost). Where a call is shown is settled when it first
+   * arrives: later updates only find it, by id and, when they name one, by parent. A subagent's
+   * calls get their ids from its own model, so one may repeat an id seen elsewhere (even its
+   * parent's): under a parent it did not name before, the same id is another call.
    */
-  private tool(toolCallId: string, meta: unknown, title: string): ToolItem {
+  private tool(scope: Scope, toolCallId: string, meta: unknown, title: string): ToolItem {
     const parentId = parentToolCallId(meta);
-    const parent = parentId === null ? undefined : this.tools.get(parentId);
-    const known = parent?.children.find((c) => c.toolCallId === toolCallId) ?? this.tools.get(toolCallId);
+    const parent = parentId === null ? undefined : scope.tools.get(parentId);
+    const known = parent?.children.find((c) => c.toolCallId === toolCallId) ?? scope.tools.get(toolCallId);
     if (known && (parent === undefined || this.namedParents.get(known) === parentId)) return known;
     const item: ToolItem = {
       kind: "tool",
@@ -284,13 +438,13 @@ export class Transcript {
       expanded: null,
       output: null,
     };
-    if (!this.tools.has(toolCallId)) this.tools.set(toolCallId, item);
+    if (!scope.tools.has(toolCallId)) scope.tools.set(toolCallId, item);
     this.namedParents.set(item, parentId);
     if (parent) {
       parent.children.push(item);
       this.parents.set(item, parent);
     } else {
-      this.items.push(item);
+      scope.place(item);
     }
     return item;
   }
@@ -300,6 +454,13 @@ export class Transcript {
     let top = item;
     for (let up = this.parents.get(top); up; up = this.parents.get(top)) top = up;
     return top;
+  }
+
+  /** The item to draw again after a change to this call: its top-level card, if that is shown
+   * (a child's call waits unshown until a call links to the child). */
+  private shown(item: ToolItem): Item[] {
+    const top = this.topLevel(item);
+    return this.items.includes(top) ? [top] : [];
   }
 
   /** Every tool call among these items, nested ones included. */

@@ -290,3 +290,30 @@ test("a subagent's calls show inside its card; showing or hiding them is kept by
     await deactivate();
   }
 });
+
+test("a running subagent's Stop button (a child session) cancels that child alone; its card then says stopped", { timeout: 30_000 }, async () => {
+  const ws = mkdtempSync(join(tmpdir(), "heron-child-stop-"));
+  const { view, status } = activateWithFakeAgent(ws);
+  try {
+    view.receive({ type: "prompt", text: "stop-child" });
+    await until("the Stop button", () => view.renderedItems().some((h) => h.includes('class="stop-subagent"')));
+    const card = view.renderedItems().find((h) => h.includes('class="stop-subagent"')) ?? "";
+    assert.ok(card.includes('<span class="subagent-state" data-state="running">running</span>'), card);
+    const child = /data-session="([^"]+)"/.exec(card)?.[1];
+    assert.ok(child?.endsWith("-slow"), card);
+    view.receive({ type: "stopSubagent", sessionId: 42 }); // malformed: ignored
+    view.receive({ type: "stopSubagent", sessionId: child });
+    await until("the reply", () => view.renderedItems().some((h) => h.includes("going on")));
+    await until("the ready state", () => status.text.includes("ready"));
+    const cancels = stub.outputLines.filter((l) => l.startsWith("-> ") && l.includes('"session/cancel"'));
+    assert.deepEqual(
+      cancels.map((l) => (JSON.parse(l.slice(3)) as { params: unknown }).params),
+      [{ sessionId: child }],
+      "session/cancel with the child's id, once; the parent's turn is not cancelled",
+    );
+    const stopped = view.renderedItems().find((h) => h.includes(`data-tool-call-id="d1"`)) ?? "";
+    assert.ok(stopped.includes('data-state="stopped">stopped</span>') && !stopped.includes("stop-subagent"), stopped);
+  } finally {
+    await deactivate();
+  }
+});

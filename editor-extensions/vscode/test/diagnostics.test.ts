@@ -249,6 +249,7 @@ test("over the wire: advertised in initialize, answered for the session's folder
     assert.deepEqual(await ask(session, "capabilities", cwd), {
       fs: { readTextFile: true, writeTextFile: true },
       terminal: true,
+      subagents: {},
       _meta: { heron: { diagnostics: true } },
     });
     const file = join(cwd, "a.py");
@@ -271,7 +272,7 @@ test("over the wire: without a diagnostics handler, neither advertised nor answe
   const cwd = mkdtempSync(join(tmpdir(), "heron-diag-session-"));
   const session = controller(cwd);
   try {
-    assert.deepEqual(await ask(session, "capabilities", cwd), { fs: { readTextFile: true, writeTextFile: true }, terminal: true });
+    assert.deepEqual(await ask(session, "capabilities", cwd), { fs: { readTextFile: true, writeTextFile: true }, terminal: true, subagents: {} });
     const answer = (await ask(session, 'diagnostics {"settleMs": 0}', cwd)) as { error: { code: number } };
     assert.equal(answer.error.code, -32601);
   } finally {

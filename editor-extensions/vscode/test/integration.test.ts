@@ -13,7 +13,7 @@ import type { HeaderState } from "../src/header";
 import type { Log } from "../src/log";
 import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "../src/permissionPrompt";
 import { SessionController, type SessionState } from "../src/session";
-import type { Item } from "../src/transcript";
+import { subagentStateLabel, type Item } from "../src/transcript";
 import { VscodeTerminalHandler } from "../src/terminals";
 import { until } from "./fakeAgent";
 import { Diagnostic, DiagnosticSeverity, Position, Range, stub, Uri, workspace } from "./vscodeStub";
@@ -185,7 +185,7 @@ test("a prompt edits a file through the diff review, a WorkspaceEdit and a save"
   assert.equal(session.currentState, "stopped");
 });
 
-test("a subagent's tool calls from the real agent are nested under its delegate call, live and on load", { skip, timeout: 90_000 }, async () => {
+test("a subagent of the real agent, a child session, is nested under its delegate call, live and on load", { skip, timeout: 90_000 }, async () => {
   stub.reset();
   const root = mkdtempSync(join(tmpdir(), "heron-vscode-sub-"));
   const home = mkdtempSync(join(root, "home-"));
@@ -223,14 +223,24 @@ test("a subagent's tool calls from the real agent are nested under its delegate 
     log: { info: (m) => logLines.push(m), traffic: (d, l) => logLines.push(`${d} ${l}`) },
     listener: { onState: () => undefined, onItems: () => undefined, onReset: () => undefined },
   });
-  type Shape = [string, string, Shape[]];
+  type Shape = [string, string, string | null, Shape[]];
   const shape = (items: readonly Item[]): Shape[] =>
-    items.flatMap((i) => (i.kind === "tool" ? [[i.title, i.status, shape(i.children)] satisfies Shape] : []));
+    items.flatMap((i) =>
+      i.kind === "tool" ? [[i.title, i.status, i.subagent ? subagentStateLabel(i.subagent) : null, shape(i.children)] satisfies Shape] : [],
+    );
+  const received = (kind: string): string[] => logLines.filter((l) => l.startsWith("<- ") && l.includes(kind));
   try {
     const stop = await session.prompt([{ type: "text", text: "Please survey the notes" }], "Please survey the notes", ws);
     assert.equal(stop, "end_turn", logLines.join("\n"));
+    // The extension takes child sessions, so Heron sends the subagent as one: announced on the
+    // parent, its work under its own id, the delegate call linked to it.
+    assert.ok(logLines.some((l) => l.startsWith("-> ") && l.includes('"initialize"') && l.includes('"subagents":{}')));
+    assert.ok(received('"subagent_update"').length >= 2 && received('"type":"session"').length >= 1, logLines.join("\n"));
+    assert.ok(!received('"parentToolCallId"').length, "not the older _meta shape");
     const live = shape(session.transcript.items);
-    assert.deepEqual(live, [["Read notes.md (SUBTASK-NOTES)", "completed", [["Read notes.md", "completed", []]]]], logLines.join("\n"));
+    assert.deepEqual(live, [["Read notes.md (SUBTASK-NOTES)", "completed", "done", [["Read notes.md", "completed", null, []]]]], logLines.join("\n"));
+    const delegate = session.transcript.items.find((i) => i.kind === "tool");
+    assert.equal(delegate?.kind === "tool" ? delegate.subagent?.summary : null, "The notes say ship it.");
     const sessionId = session.sessionId;
     assert.ok(sessionId);
     await session.loadSession(sessionId, ws);

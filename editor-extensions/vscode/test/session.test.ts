@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { SessionController, TurnInProgressError, type SessionState } from "../src/session";
-import type { Item } from "../src/transcript";
+import { canStopSubagent, subagentStateLabel, type Item } from "../src/transcript";
 import { fakeAgentCommand, NO_FS, noTerminals, until } from "./fakeAgent";
 
 interface Harness {
@@ -145,6 +145,66 @@ test("a subagent's call is asked about like any other, shown under its parent, a
     assert.ok(sessionId);
     await h.session.loadSession(sessionId, h.cwd);
     assert.deepEqual(shape(h.session.transcript.items), live, "the replay nests the same calls under the same parent");
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("child sessions: the extension opts in, a subagent and its own are nested under their calls, live and on load", async () => {
+  const h = harness();
+  type Shape = [string, string, string | null, Shape[]];
+  const shape = (items: readonly Item[]): Shape[] =>
+    items.flatMap((i) => (i.kind === "tool" ? [[i.title, i.status, i.subagent ? subagentStateLabel(i.subagent) : null, shape(i.children)] satisfies Shape] : []));
+  try {
+    assert.equal(await h.session.prompt(text("children"), "children", h.cwd), "end_turn");
+    const init = h.traffic.find((l) => l.startsWith("->") && l.includes('"initialize"')) ?? "";
+    assert.ok(init.includes('"subagents":{}'), init);
+    const live = shape(h.session.transcript.items);
+    assert.deepEqual(live, [
+      [
+        "Find ALPHA",
+        "completed",
+        "done",
+        [
+          ["Read alpha.txt", "completed", null, []],
+          ["Search deeper", "completed", "done", [["Grep ALPHA", "completed", null, []]]],
+        ],
+      ],
+    ]);
+    assert.deepEqual(
+      h.session.transcript.items.map((i) => i.kind),
+      ["user", "tool", "agent"],
+      "the child's task, message and plan are not items of the parent",
+    );
+    const delegate = h.session.transcript.items[1];
+    assert.ok(delegate?.kind === "tool" && delegate.subagent?.summary === "ALPHA is in alpha.txt.");
+
+    const sessionId = h.session.sessionId;
+    assert.ok(sessionId);
+    await h.session.loadSession(sessionId, h.cwd);
+    assert.deepEqual(shape(h.session.transcript.items), live, "replayed: the children after the parent's own updates, nested the same");
+  } finally {
+    await h.session.stop();
+  }
+});
+
+test("Stop on a running subagent sends session/cancel with its id alone; the parent's turn goes on", async () => {
+  const h = harness();
+  try {
+    const turn = h.session.prompt(text("stop-child"), "stop-child", h.cwd);
+    await until("the child to run", () => h.session.transcript.subagent(`${h.session.sessionId ?? ""}-slow`)?.state === "running");
+    const parent = h.session.sessionId ?? "";
+    const child = `${parent}-slow`;
+    assert.equal(await h.session.cancelSubagent("not-a-child"), false, "only a child of this session");
+    assert.equal(await h.session.cancelSubagent(child), true);
+    assert.equal(await turn, "end_turn", "the parent's turn was not cancelled");
+    const cancels = h.traffic.filter((l) => l.startsWith("->") && l.includes('"session/cancel"'));
+    assert.deepEqual(cancels.map((l) => (JSON.parse(l.slice(3)) as { params: unknown }).params), [{ sessionId: child }]);
+    const view = h.session.transcript.subagent(child);
+    assert.ok(view);
+    assert.deepEqual([subagentStateLabel(view), canStopSubagent(view)], ["stopped", false]);
+    assert.equal(await h.session.cancelSubagent(child), false, "not sent again once it has stopped");
+    assert.ok(agentText(h.session).includes("going on"));
   } finally {
     await h.session.stop();
   }

@@ -295,3 +295,15 @@ test("Show all expands a long output in place, without asking the extension; Ope
   chat.click(open);
   assert.deepEqual(chat.posted.at(-1), { type: "showTerminal", terminalId: "heron-ab-1" });
 });
+
+test("a subagent's Stop button asks the extension to stop that child session, once", () => {
+  const chat = loadChatScript();
+  const stop = {
+    dataset: { session: "s1-child" },
+    disabled: false,
+    closest: (selector: string) => (selector === "button.stop-subagent" ? stop : null),
+  };
+  chat.click(stop);
+  assert.deepEqual(chat.posted.at(-1), { type: "stopSubagent", sessionId: "s1-child" });
+  assert.equal(stop.disabled, true, "not sent twice while the agent stops it");
+});
