@@ -1,14 +1,15 @@
 // The whole daily workflow in a real VS Code (code-server) in headless Chromium, against Heron's
 // scripted model (scenario.mjs): a new session; a prompt that reads a file; an edit reviewed in the
 // diff editor and applied; a command whose output shows in a VS Code terminal and in its card; a
-// mode switch from the chat's picker; a streaming reply stopped half-way; then the window reloads
-// and the session comes back from the session picker with its history.
+// task delegated to a subagent, drawn from its child session inside the delegate card; a mode switch
+// from the chat's picker; a streaming reply stopped half-way; then the window reloads and the
+// session comes back from the session picker with its history.
 // Each step asserts on the DOM and leaves a screenshot in the artifacts folder. Started by run.sh.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { COMMAND, EDIT, HELLO_AFTER, HELLO_BEFORE, MCP, READ, SESSION_TITLE, STREAM } from "./scenario.mjs";
+import { COMMAND, EDIT, HELLO_AFTER, HELLO_BEFORE, MCP, READ, SESSION_TITLE, STREAM, SUBAGENT } from "./scenario.mjs";
 import { Failure, Workbench, fail, flat, log, recordBrowserPid, step, until } from "./workbench.mjs";
 
 const env = (name) => {
@@ -220,6 +221,54 @@ async function mcpTool(wb, chat) {
   await wb.shot("09-mcp.png");
 }
 
+/**
+ * The delegate call's card as a child session draws it: its state in a word (a part only a
+ * child session has: Heron's older shape has no state), the subagent's read nested in its list.
+ * `status`: the card's, or null for any.
+ */
+async function subagentCard(chat, state, status) {
+  const filter = status ? `[data-status="${status}"]` : "";
+  const card = chat.locator(`#transcript > [data-id] > .tool${filter}`, { hasText: SUBAGENT.task }).last();
+  await until(`the delegate card "${SUBAGENT.task}"${status ? ` (${status})` : ""}`, () => card.count(), 60_000);
+  const subagent = card.locator(":scope > .subagent");
+  const stateWord = subagent.locator(":scope > .subagent-state");
+  await until(`the subagent's state "${state}"`, async () => (await stateWord.count()) > 0 && (await stateWord.innerText()) === state, 30_000);
+  const nested = subagent.locator(`ul.tool-children > li > .tool[data-status="completed"]`, { hasText: SUBAGENT.read });
+  await until(`the subagent's "${SUBAGENT.read}" nested in the delegate card`, async () => (await nested.count()) === 1, 15_000);
+  const toggle = flat(await subagent.locator(":scope > button.children-toggle").innerText());
+  if (!toggle.startsWith("Subagent · 1 tool call")) fail(`the subagent's toggle says "${toggle}"`);
+  return { card, subagent, nested, toggle };
+}
+
+async function subagentChildSession(wb, chat) {
+  await send(chat, SUBAGENT.prompt);
+  // While it pauses after its read: running, stoppable, its call already in its card.
+  const running = await subagentCard(chat, "running", null);
+  const stop = running.subagent.locator(":scope > button.stop-subagent");
+  if (!(await stop.isVisible())) fail("no Stop button on the running subagent's card");
+  const stopLabel = await stop.getAttribute("aria-label");
+  if (stopLabel !== `Stop the subagent: ${SUBAGENT.task}`) fail(`the Stop button is labelled "${stopLabel}"`);
+  if (!(await running.nested.isVisible())) fail("the running subagent's calls are hidden");
+  await wb.shot("09a-subagent-running.png");
+
+  await until(`the answer "${SUBAGENT.answer}"`, () => chat.locator(".msg.agent", { hasText: SUBAGENT.answer }).count(), 60_000);
+  await turnEnded(wb, chat, "ask");
+  const done = await subagentCard(chat, "done", "completed");
+  if ((await done.subagent.locator("button.stop-subagent").count()) > 0) fail("a finished subagent still has a Stop button");
+  if (await done.nested.isVisible()) fail("a finished subagent's calls are not folded away");
+  const summary = flat(await done.subagent.locator(":scope > .subagent-summary").innerText());
+  if (summary !== SUBAGENT.report) fail(`the card's summary is "${summary}", not the subagent's report`);
+  await done.subagent.locator(":scope > button.children-toggle").click();
+  await until("the subagent's calls shown again", () => done.nested.isVisible(), 5_000);
+  // The subagent's own words (its task, its message) are not the parent's chat.
+  if ((await chat.locator(".msg", { hasText: "Reading the README." }).count()) > 0) fail("the subagent's message shows as the parent's");
+  seen.subagent = {
+    running: { stop: stopLabel },
+    done: { toggle: done.toggle, summary, label: await done.card.evaluate((el) => el.closest("[data-id]")?.getAttribute("aria-label")) },
+  };
+  await wb.shot("09b-subagent.png");
+}
+
 async function switchMode(wb, chat) {
   await chat.locator("#mode-select").selectOption("accept-edits");
   seen.mode = await wb.statusBarUntil(/ready \(accept-edits\)/i, '"ready (accept-edits)" after the picker', 15_000);
@@ -257,20 +306,27 @@ async function reloadAndLoad(wb) {
   await picker.selectOption({ label: flat(await option.first().innerText()) });
   log(`picked the session "${SESSION_TITLE}"`);
   // The history comes back: prompts, answers, the edit's diff and the command's card.
-  for (const text of [READ.prompt, EDIT.prompt, COMMAND.prompt, MCP.prompt, STREAM.prompt]) {
+  for (const text of [READ.prompt, EDIT.prompt, COMMAND.prompt, MCP.prompt, SUBAGENT.prompt, STREAM.prompt]) {
     await until(`"${text}" replayed`, () => chat.locator(".msg.user", { hasText: text }).count(), 30_000);
   }
-  for (const text of [READ.answer, EDIT.answer, COMMAND.answer, MCP.answer]) {
+  for (const text of [READ.answer, EDIT.answer, COMMAND.answer, MCP.answer, SUBAGENT.answer]) {
     await until(`"${text}" replayed`, () => chat.locator(".msg.agent", { hasText: text }).count(), 30_000);
   }
   const diff = await (await toolCard(chat, "Edit src/hello.py")).locator(".diff").innerText();
   if (!diff.includes("+def welcome(name: str) -> str:")) fail("the replayed edit has lost its diff");
   await toolCard(chat, "Run `seq");
+  // The subagent comes back as a child session too: its read nested in the delegate card, done.
+  const replayed = await subagentCard(chat, "done", "completed");
   // Its usage line comes back with it (Heron sends the last one after the replay).
   const usage = chat.locator("#usage");
   await until("the session's usage line after loading", async () => /tokens/.test(await usage.innerText()), 10_000);
   await wb.statusBarUntil(/ready/i, '"ready" after loading', 30_000);
-  seen.loaded = { title: SESSION_TITLE, picker: await picker.locator("option").allInnerTexts(), usage: flat(await usage.innerText()) };
+  seen.loaded = {
+    title: SESSION_TITLE,
+    picker: await picker.locator("option").allInnerTexts(),
+    usage: flat(await usage.innerText()),
+    subagent: replayed.toggle,
+  };
   await wb.shot("13-loaded.png");
   return chat;
 }
@@ -318,6 +374,7 @@ async function main(wb) {
   await step("edit approved in the diff editor", () => editApproved(wb, chat));
   await step("command in a VS Code terminal", () => commandInTerminal(wb, chat));
   await step("a tool of an MCP server", () => mcpTool(wb, chat));
+  await step("a subagent as a child session, nested in the delegate card", () => subagentChildSession(wb, chat));
   await step("switch mode from the picker", () => switchMode(wb, chat));
   await step("stop a streaming reply", () => stopMidStream(wb, chat));
   const reloaded = await step("reload, then load the session from the picker", () => reloadAndLoad(wb));

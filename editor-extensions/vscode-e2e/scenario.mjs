@@ -39,6 +39,19 @@ export const MCP = {
   result: "2 + 3 = 5",
   answer: "The calculator says 5.",
 };
+/**
+ * A task delegated to a subagent. The extension takes child sessions, so Heron sends it as one:
+ * announced on the parent, its read under its own session id, the delegate call linked to it. It
+ * pauses after its read, long enough for the test to see it running (with its Stop button).
+ */
+export const SUBAGENT = {
+  prompt: "Ask a subagent what the README says.",
+  task: "Read README.md and say what it is (SUBAGENT-README)", // the delegate card's title
+  read: "Read README.md",
+  pause: 5,
+  report: "The README says this is a tiny project for the browser test.",
+  answer: "The subagent read the README.",
+};
 /** A reply that streams, then pauses long enough for the test to stop it half-way. */
 export const STREAM = {
   prompt: "Tell me a long story.",
@@ -56,6 +69,18 @@ export function modelScript() {
   return {
     chunk_delay: 0.02,
     rules: [
+      {
+        // The subagent's own model calls: its prompt is its task (first, so no other rule takes it).
+        match: "SUBAGENT-README",
+        replies: [
+          [text("Reading the README."), call("read_file", { path: "README.md" })],
+          [{ sleep: SUBAGENT.pause }, text(SUBAGENT.report)],
+        ],
+      },
+      {
+        match: "ask a subagent",
+        replies: [[call("delegate", { task: SUBAGENT.task })], [text(SUBAGENT.answer)]],
+      },
       {
         match: "are you there",
         replies: [
