@@ -113,7 +113,8 @@ export function summaryLine(text: string, max = 160): string {
 
 /**
  * What a child session's card says of it besides its calls: its state in a word (running, done,
- * stopped, failed), a Stop button while it runs and may be cancelled, and its latest message.
+ * stopped, failed), a Stop button while it runs and may be cancelled, and its latest message
+ * (unless the call's own text already has it).
  */
 function renderSubagentState(item: ToolItem, view: SubagentView): string {
   const label = subagentStateLabel(view);
@@ -124,7 +125,10 @@ function renderSubagentState(item: ToolItem, view: SubagentView): string {
       )}">Stop</button>`
     : "";
   const error = view.error === null ? "" : `<div class="subagent-error">${escapeHtml(view.error)}</div>`;
-  const summary = view.summary.trim() === "" ? "" : `<div class="subagent-summary">${escapeHtml(summaryLine(view.summary))}</div>`;
+  // Not when the call's own text already says it (Heron's account ends with the report).
+  const said = view.summary.trim();
+  const repeated = said === "" || item.content.some((c) => c.type === "text" && c.text.includes(said));
+  const summary = repeated ? "" : `<div class="subagent-summary">${escapeHtml(summaryLine(said))}</div>`;
   return state + stop + error + summary;
 }
 

@@ -154,6 +154,9 @@ test("the standard shape draws the same nested cards as Heron's older _meta shap
     assert.ok(a.includes('<span class="subagent-state" data-state="done">done</span>'), a);
   }
   assert.ok(renderItem(d1).includes('<div class="subagent-summary">ALPHA is in alpha.txt.</div>'), "the child's last message");
+  // Once the call's own text says it (Heron's account ends with the report), it is not said twice.
+  feed(standard, [["p", link("d1", "c1", "Subagent · 2 tool calls\n\nALPHA is in alpha.txt.")]]);
+  assert.ok(!renderItem(d1).includes("subagent-summary"), renderItem(d1));
   assert.equal(itemLabel(d1), "Tool call Find ALPHA, done, subagent: 2 tool calls · 1 failed, done");
   assert.ok(!standard.items.some((i) => i.kind === "user" && i.text.includes("Find ALPHA")), "the task is the child's, not shown as a prompt");
 });
