@@ -249,6 +249,8 @@ async function subagentChildSession(wb, chat) {
   const stopLabel = await stop.getAttribute("aria-label");
   if (stopLabel !== `Stop the subagent: ${SUBAGENT.task}`) fail(`the Stop button is labelled "${stopLabel}"`);
   if (!(await running.nested.isVisible())) fail("the running subagent's calls are hidden");
+  const said = running.subagent.locator(":scope > .subagent-summary");
+  await until(`the subagent's message "${SUBAGENT.said}" as the card's summary`, async () => (await said.count()) > 0 && flat(await said.innerText()) === SUBAGENT.said, 10_000);
   await wb.shot("09a-subagent-running.png");
 
   await until(`the answer "${SUBAGENT.answer}"`, () => chat.locator(".msg.agent", { hasText: SUBAGENT.answer }).count(), 60_000);
@@ -256,15 +258,16 @@ async function subagentChildSession(wb, chat) {
   const done = await subagentCard(chat, "done", "completed");
   if ((await done.subagent.locator("button.stop-subagent").count()) > 0) fail("a finished subagent still has a Stop button");
   if (await done.nested.isVisible()) fail("a finished subagent's calls are not folded away");
-  const summary = flat(await done.subagent.locator(":scope > .subagent-summary").innerText());
-  if (summary !== SUBAGENT.report) fail(`the card's summary is "${summary}", not the subagent's report`);
+  // Its report, once: in the call's own text (Heron's account), not again as the summary.
+  const summary = flat(await done.card.innerText());
+  if (summary.split(SUBAGENT.report).length !== 2) fail(`the subagent's report is not in its card exactly once: "${summary}"`);
   await done.subagent.locator(":scope > button.children-toggle").click();
   await until("the subagent's calls shown again", () => done.nested.isVisible(), 5_000);
   // The subagent's own words (its task, its message) are not the parent's chat.
-  if ((await chat.locator(".msg", { hasText: "Reading the README." }).count()) > 0) fail("the subagent's message shows as the parent's");
+  if ((await chat.locator(".msg", { hasText: SUBAGENT.said }).count()) > 0) fail("the subagent's message shows as the parent's");
   seen.subagent = {
-    running: { stop: stopLabel },
-    done: { toggle: done.toggle, summary, label: await done.card.evaluate((el) => el.closest("[data-id]")?.getAttribute("aria-label")) },
+    running: { stop: stopLabel, summary: SUBAGENT.said },
+    done: { toggle: done.toggle, label: await done.card.evaluate((el) => el.closest("[data-id]")?.getAttribute("aria-label")) },
   };
   await wb.shot("09b-subagent.png");
 }

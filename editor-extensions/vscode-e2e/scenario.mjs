@@ -48,6 +48,7 @@ export const SUBAGENT = {
   prompt: "Ask a subagent what the README says.",
   task: "Read README.md and say what it is (SUBAGENT-README)", // the delegate card's title
   read: "Read README.md",
+  said: "Reading the README.", // its message before the pause: the card's summary meanwhile
   pause: 5,
   report: "The README says this is a tiny project for the browser test.",
   answer: "The subagent read the README.",
@@ -73,7 +74,7 @@ export function modelScript() {
         // The subagent's own model calls: its prompt is its task (first, so no other rule takes it).
         match: "SUBAGENT-README",
         replies: [
-          [text("Reading the README."), call("read_file", { path: "README.md" })],
+          [text(SUBAGENT.said), call("read_file", { path: "README.md" })],
           [{ sleep: SUBAGENT.pause }, text(SUBAGENT.report)],
         ],
       },
