@@ -101,6 +101,9 @@ async def test_nested_subagents_are_sessions_announced_on_their_own_parent() -> 
         ("c1", "subagent_update"),
         ("p", "subagent_update"),
     ]
+    announced = [f["update"] for f in replayed if f["update"]["sessionUpdate"] == "subagent_update"]
+    assert "state" not in announced[0] and "capabilities" not in announced[0]  # it ended since
+    assert announced[-1]["state"] == {"state": "idle", "stopReason": "cancelled"}
     assert frames("p", stored, subagents=False) == []  # nothing of the children for the others
 
 

@@ -152,8 +152,12 @@ def frames(session_id: str, items: Sequence[str], *, subagents: bool) -> list[by
     under its id, its subagents' under theirs (left out, with the links to them, for an editor
     that takes no child sessions: ``subagents`` False)."""
     prefix = b'{"sessionId":%s,"update":' % json.dumps(session_id).encode()
+    shown = replay(items)
+    ended = _ended(shown) if subagents else set[str]()
     sent: list[bytes] = []
-    for item in replay(items):
+    for item in shown:
+        if ended and '"subagent_update"' in item and '"running"' in item:
+            item = _as_ended(item, ended)
         if item.startswith('{"sessionId"'):
             if subagents:
                 sent.append(item.encode())
@@ -165,6 +169,35 @@ def frames(session_id: str, items: Sequence[str], *, subagents: bool) -> list[by
             item = json.dumps(unlinked, separators=(",", ":"), ensure_ascii=False)
         sent.append(prefix + item.encode() + b"}")
     return sent
+
+
+def _ended(items: Sequence[str]) -> set[str]:
+    """The subagents whose end the items hold (an idle state on their parent)."""
+    found: set[str] = set()
+    for item in items:
+        if '"subagent_update"' in item and '"idle"' in item:
+            update = _update_of(cast(Item, json.loads(item)))
+            state = cast(Item, update.get("state") or {})
+            if state.get("state") == "idle":
+                found.add(update["sessionId"])
+    return found
+
+
+def _as_ended(item: str, ended: set[str]) -> str:
+    """A subagent's announcement as it is now: one that ended is not shown at work, nor as
+    something that can be stopped, before its end is replayed."""
+    decoded = cast(Item, json.loads(item))
+    update = _update_of(decoded)
+    if update.get("sessionUpdate") != "subagent_update" or update["sessionId"] not in ended:
+        return item
+    update.pop("state", None)
+    update.pop("capabilities", None)
+    return json.dumps(decoded, separators=(",", ":"), ensure_ascii=False)
+
+
+def _update_of(item: Item) -> Item:
+    """The update a stored item holds (a subagent's is kept with its session id)."""
+    return cast(Item, item["update"]) if "sessionUpdate" not in item else item
 
 
 def _unlinked(update: Item) -> Item | None:
