@@ -86,7 +86,7 @@ def test_a_tethered_command_and_all_it_started_die_with_its_parent_process(poll:
         pids = sleepers(mark)
         assert all(alive(p) for p in pids)  # the thread that started them is long gone
         os.kill(parent.pid, signal.SIGKILL)
-        assert wait_dead(pids, timeout=5) == []
+        assert wait_dead(pids, timeout=15) == []
     finally:
         parent.kill()
         parent.wait()
@@ -103,7 +103,7 @@ def test_what_a_finished_command_left_in_its_group_dies_with_the_parent_too() ->
         time.sleep(0.5)
         assert alive(left)
         os.kill(parent.pid, signal.SIGKILL)
-        assert wait_dead([left], timeout=5) == []
+        assert wait_dead([left], timeout=15) == []
     finally:
         parent.kill()
         parent.wait()
@@ -194,7 +194,7 @@ def kill_heron_and_check(editor: FakeEditor, mark: str, count: int) -> None:
     time.sleep(0.3)
     pids = sleepers(mark)
     os.kill(editor.proc.pid, signal.SIGKILL)
-    assert wait_dead(pids, timeout=5) == [], [
+    assert wait_dead(pids, timeout=15) == [], [
         Path(f"/proc/{p}/cmdline").read_bytes() for p in pids if alive(p)
     ]
 
@@ -234,7 +234,7 @@ def test_a_script_and_what_it_started_die_when_heron_is_killed(
         script = _parent(sleeper)
         assert "script" in Path(f"/proc/{script}/cmdline").read_text()
         os.kill(editor.proc.pid, signal.SIGKILL)
-        assert wait_dead([sleeper, script], timeout=5) == []
+        assert wait_dead([sleeper, script], timeout=15) == []
 
 
 @LINUX
@@ -251,4 +251,4 @@ def test_an_mcp_server_and_its_child_die_when_heron_is_killed(
             time.sleep(0.05)
         pids = [int(p) for p in pids_file.read_text().split()]
         os.kill(editor.proc.pid, signal.SIGKILL)
-        assert wait_dead(pids, timeout=5) == []
+        assert wait_dead(pids, timeout=15) == []

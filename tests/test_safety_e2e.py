@@ -110,7 +110,7 @@ def test_a_command_started_by_a_command_dies_when_heron_is_killed(
             time.sleep(0.05)
         pids = sleepers(marker)
         os.kill(editor.proc.pid, signal.SIGKILL)
-        assert wait_dead(pids, timeout=5) == []
+        assert wait_dead(pids, timeout=15) == []
 
 
 def test_a_hostile_repository_runs_nothing_when_a_session_opens_on_it(
