@@ -17,10 +17,10 @@ def env(agent_env: dict[str, str]) -> dict[str, str]:
     return agent_env
 
 
-def test_eof_exits_zero_within_a_second(agent: RawAgent) -> None:
+def test_eof_exits_zero_at_once(agent: RawAgent) -> None:
     started = time.monotonic()
     assert agent.close(timeout=5) == 0
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 3.0  # how fast: make bench (bench/mcp.py); here, that it waits for nothing
 
 
 def test_eof_during_a_turn_cancels_it_and_exits(
@@ -31,7 +31,7 @@ def test_eof_during_a_turn_cancels_it_and_exits(
         agent.turn_under_way(workspace, "go", request_id=7)
         started = time.monotonic()
         assert agent.close(timeout=5) == 0
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < 3.0  # the turn would sleep a minute
 
 
 def test_stdout_carries_only_acp_and_logs_go_to_stderr_and_the_log_file(
