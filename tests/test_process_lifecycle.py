@@ -20,7 +20,8 @@ def env(agent_env: dict[str, str]) -> dict[str, str]:
 def test_eof_exits_zero_at_once(agent: RawAgent) -> None:
     started = time.monotonic()
     assert agent.close(timeout=5) == 0
-    assert time.monotonic() - started < 3.0  # how fast: make bench (bench/mcp.py); here, that it waits for nothing
+    # how fast: make bench (bench/mcp.py); here, that it waits for nothing
+    assert time.monotonic() - started < 3.0
 
 
 def test_eof_during_a_turn_cancels_it_and_exits(
