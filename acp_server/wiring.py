@@ -106,7 +106,7 @@ class _SessionWiring:
         self.sandbox = Confinement(
             detect(network=settings.sandbox.network == "allow"),
             settings.sandbox,
-            (setup.cwd, *setup.additional_directories),
+            setup.roots,
             home=Path.home(),
             heron_home=settings.home,
             scrubbed=tuple(environment.removed),
@@ -161,14 +161,14 @@ class _SessionWiring:
         self.workspace = EditorWorkspace(
             connection,
             setup.session_id,
-            (setup.cwd, *setup.additional_directories),
+            setup.roots,
             read_via_editor=client.can("fs", "readTextFile"),
             write_via_editor=client.can("fs", "writeTextFile"),
         )
         self.checkpoints = session_checkpoints(
             settings.checkpoints, settings.home, setup.cwd, setup.session_id, environment.kept
         )
-        roots = (setup.cwd, *setup.additional_directories)
+        roots = setup.roots
         search_path = environment.kept.get("PATH", "")
         self.language_servers = LanguageServerDiagnostics(
             language_servers,

@@ -81,9 +81,11 @@ class UpdateStream:
             case SubagentEnded():
                 await self._ended(event)
             case _:
-                notices, compaction, subagents = self.notices, self.compaction, self.subagents
                 update = to_session_update(
-                    event, notices=notices, compaction=compaction, subagents=subagents
+                    event,
+                    notices=self.notices,
+                    compaction=self.compaction,
+                    subagents=self.subagents,
                 )
                 if update is not None:
                     await self.show(update)

@@ -130,7 +130,7 @@ class Delegate:
         )
         async with self._writer if writes else self._readers:
             stop = await supervisor.run(
-                child, self.title(arguments.model_dump()), _prompt(arguments)
+                child, self.title({"task": arguments.task}), _prompt(arguments)
             )
         report = _report(child)
         await supervisor.show(f"{digest.text()}\n\n{report}")
