@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
@@ -46,8 +47,18 @@ async def list_checkpoints(checkpoints: Checkpoints) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Restored:
+    """How a restore went: what to tell the user, whether they declined it (nothing changed),
+    and what the model should be told (None: no file changed)."""
+
+    text: str
+    declined: bool = False
+    note: str | None = None
+
+
 class Restore:
-    """One restore: planned, shown, asked, applied; the session is told what happened."""
+    """One restore: planned, shown, asked, applied."""
 
     def __init__(
         self, checkpoints: Checkpoints, workspace: Workspace, approver: Approver, session: Session
@@ -55,18 +66,18 @@ class Restore:
         self.checkpoints, self.workspace = checkpoints, workspace
         self.approver, self.session = approver, session
 
-    async def run(self, number: int | None) -> str:
-        """Back to before turn ``number`` (None: undo the last); the reply says what happened."""
-        undo, checkpoints, session = number is None, self.checkpoints, self.session
+    async def run(self, number: int | None) -> Restored:
+        """Back to before checkpoint ``number`` (None: undo the last turn)."""
+        undo, checkpoints = number is None, self.checkpoints
         try:
             plan = await checkpoints.plan(number)
         except CheckpointError as exc:
-            return f"Nothing was changed. {exc}"
+            return Restored(f"Nothing was changed. {exc}")
         n = plan.checkpoint
         if not plan.changes:
             await checkpoints.forget_from(n)
             unchanged = f"the files turn {n} changed are as they were before it"
-            return f"Nothing to restore: {unchanged}.{_kept(plan)}"
+            return Restored(f"Nothing to restore: {unchanged}.{_kept(plan)}")
         call_id = f"restore-{uuid.uuid4().hex[:12]}"
         title = f"Restore the workspace to checkpoint {n}" + (
             " (undo the last turn)" if undo else ""
@@ -75,7 +86,7 @@ class Restore:
         try:
             contents = await checkpoints.contents(plan)
         except CheckpointError as exc:
-            return f"Nothing was changed. {exc}"
+            return Restored(f"Nothing was changed. {exc}")
         shown = await preview(plan, contents, root)
         await self._show(ToolCallStarted(call_id, "restore", title, "edit"))
         await self._show(ToolCallUpdated(call_id, status="pending", content=shown))
@@ -83,8 +94,8 @@ class Restore:
         outcome = await self.approver.request(request)
         if not outcome.allowed:
             await self._show(ToolCallUpdated(call_id, status="failed", output="Not restored."))
-            return "Nothing was changed."
-        applied, summary = Applied((), ()), ""
+            return Restored("Nothing was changed.", declined=True)
+        applied, summary, note = Applied((), ()), "", None
         with anyio.CancelScope(shield=True):  # once approved, never left half done by a cancel
             await self._show(ToolCallUpdated(call_id, status="in_progress"))
             applied = await apply(plan, contents, self.workspace)
@@ -95,11 +106,11 @@ class Restore:
             if not applied.failed:
                 await checkpoints.forget_from(n)
             if applied.done:
-                (await session.ready()).remember(
+                note = (
                     f"(The user restored the workspace to checkpoint {n}, undoing what turn {n} "
                     f"and any later turn changed. {summary} Read files again before editing them.)"
                 )
-        return summary
+        return Restored(summary, note=note)
 
     async def _show(self, event: Event) -> None:
         if (update := to_session_update(event)) is not None:

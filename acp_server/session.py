@@ -26,6 +26,8 @@ from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from acp_server.bridge.linked import Linked
+    from acp_server.bridge.prompts import PromptMark
+    from acp_server.rewind import RestoreMode, Rewound
     from agent_core.events import Event, StopReason
     from agent_core.loop.agent import Agent
     from agent_core.messages import Message, UserPart
@@ -42,6 +44,7 @@ class Prompt(NamedTuple):
 
     blocks: list[dict[str, Any]]  # the content blocks, as sent
     parts: tuple[UserPart, ...]  # what the model is given
+    message_id: str  # its id: the editor's, or one Heron made (a rewind names it)
     problems: tuple[str, ...] = ()  # linked files left out, and why
 
 
@@ -249,10 +252,17 @@ class Session:
 
         return {uri: await read_linked(uri, self.setup.roots) for uri in uris}
 
-    async def prompt(self, prompt: Prompt, ticket: int, hooks: TurnHooks) -> StopReason:
+    async def prompt(
+        self,
+        prompt: Prompt,
+        ticket: int,
+        hooks: TurnHooks,
+        rewind: tuple[str, RestoreMode] | None = None,
+    ) -> StopReason:
         """One prompt: queued behind the running one, then a slash command or a turn, saved
         however it ends. ``ticket``: the cancels counted when the prompt arrived; one since
-        ends it ``cancelled``."""
+        ends it ``cancelled``. ``rewind``: a rewind first (an edited prompt sent again), which
+        raises ``RewindError`` when it cannot be done (the prompt does not run)."""
         async with self.turn_lock:
             if self.cancellations != ticket:  # cancelled or closed while queued: no stale work
                 return "cancelled"
@@ -260,12 +270,14 @@ class Session:
             await self._wait_until_ready()
             if self.cancellations != ticket:  # cancelled while it got ready
                 return "cancelled"
+            if rewind is not None:
+                await self.rewind_now(*rewind)
             hooks.refresh_model(self)
-            self._parts.transcript.user_prompt(prompt.blocks)
+            self._parts.transcript.user_prompt(prompt.blocks, prompt.message_id)
             await self._tell_about_changed_instructions()
             await self._tell_about_prompt(prompt)
             title = self._title(prompt.blocks)
-            stop = await self._run_and_save(prompt.parts, title, hooks)
+            stop = await self._run_and_save(prompt, title, hooks)
         if title is not None:
             update = {"sessionUpdate": "session_info_update", "title": title}
             await self.tell({**update, "updatedAt": to_iso_time(time.time())})
@@ -273,7 +285,7 @@ class Session:
         return stop
 
     async def _run_and_save(
-        self, parts: tuple[UserPart, ...], title: str | None, hooks: TurnHooks
+        self, prompt: Prompt, title: str | None, hooks: TurnHooks
     ) -> StopReason:
         writes = self._parts.writes
         failure: Exception | None = None
@@ -282,7 +294,7 @@ class Session:
             if title is not None:  # written while the model works
                 await writes.submit(lambda: self._store.update(self.id, title=title))
             try:
-                stop = await self._prompt_or_command(parts, hooks)
+                stop = await self._prompt_or_command(prompt, hooks)
             except Exception as exc:  # noqa: BLE001 - raised below, outside the writer's task group
                 failure = exc
             finally:
@@ -294,11 +306,12 @@ class Session:
             raise failure
         return stop
 
-    async def _prompt_or_command(self, parts: tuple[UserPart, ...], hooks: TurnHooks) -> StopReason:
+    async def _prompt_or_command(self, prompt: Prompt, hooks: TurnHooks) -> StopReason:
         """A slash command is answered, becomes the prompt, or compacts; anything else is a
         turn."""
         from agent_core.messages import TextPart
 
+        parts = prompt.parts
         text = parts[0].text.strip() if len(parts) == 1 and isinstance(parts[0], TextPart) else ""
         if text.startswith("/"):
             outcome: CommandOutcome = None
@@ -313,16 +326,18 @@ class Session:
             if outcome is None:
                 return "end_turn"
             if isinstance(outcome, Compact):
-                return await self._turn(parts, compact=True)
+                return await self._turn(parts, prompt.message_id, compact=True)
             parts = (TextPart(outcome),)
-        return await self._turn(parts)
+        return await self._turn(parts, prompt.message_id)
 
-    async def _turn(self, parts: tuple[UserPart, ...], *, compact: bool = False) -> StopReason:
+    async def _turn(
+        self, parts: tuple[UserPart, ...], message_id: str, *, compact: bool = False
+    ) -> StopReason:
         from acp_server.turn import stream_turn
 
         if not compact:
-            self._parts.checkpoints.begin_turn(_text_of(parts))
-        return await stream_turn(self, self._parts.checkpoints, parts, compact)
+            self._parts.checkpoints.begin_turn(_text_of(parts), message_id)
+        return await stream_turn(self, self._parts.checkpoints, parts, message_id, compact)
 
     async def _wait_until_ready(self) -> None:
         """The first turn's tools include every MCP server that starts within its connect
@@ -378,6 +393,34 @@ class Session:
             lambda: self._store.append(self.id, messages, items, replace=replace)
         )
 
+    # -- rewind ---------------------------------------------------------------------------
+
+    def refuse_while_busy(self) -> None:
+        """A rewind waits for no turn: raises ``RewindError`` while a prompt runs or waits."""
+        from acp_server.rewind import RewindError
+
+        if self.turn_lock.locked():
+            raise RewindError("A prompt is running: rewind once it has ended, or cancel it first.")
+
+    async def rewind(self, message_id: str, restore: RestoreMode) -> Rewound:
+        """The conversation, the files or both back to before a prompt (``acp_server.rewind``);
+        refused while a prompt runs or waits."""
+        self.refuse_while_busy()
+        async with self.turn_lock:
+            return await self.rewind_now(message_id, restore)
+
+    async def rewind_now(self, message_id: str, restore: RestoreMode) -> Rewound:
+        """The same, by what holds the turn already (``/rewind``, an edited prompt)."""
+        from acp_server.rewind import Rewind
+
+        return await Rewind(self, self._parts, self._store).run(message_id, restore)
+
+    async def prompts(self) -> list[PromptMark]:
+        """The conversation's prompts, oldest first, as stored."""
+        from acp_server.rewind import prompts_of
+
+        return await prompts_of(self._store, self.id)
+
     # -- checkpoints ----------------------------------------------------------------------
 
     async def list_checkpoints(self) -> str:
@@ -392,7 +435,10 @@ class Session:
 
         parts = self._parts
         restore = Restore(parts.checkpoints, parts.workspace, parts.permissions.approver, self)
-        return await restore.run(number)
+        restored = await restore.run(number)
+        if restored.note is not None:
+            (await self.ready()).remember(restored.note)
+        return restored.text
 
     async def copy_checkpoints(self, session_id: str) -> None:
         """A fork's: the checkpoints of the session it came from (none, if they cannot be)."""

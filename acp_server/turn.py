@@ -35,10 +35,11 @@ async def stream_turn(
     session: Session,
     checkpoints: Checkpoints,
     parts: tuple[UserPart, ...],
+    message_id: str,
     compact: bool,
 ) -> StopReason:
-    """Run the turn (``compact``: a compaction of the conversation instead) and say how it
-    stopped."""
+    """Run the turn for the prompt ``message_id`` (``compact``: a compaction of the
+    conversation instead) and say how it stopped."""
     stop: StopReason = "end_turn"
     unfinished: set[str] = set()  # tool calls shown but not yet completed or failed
     scope, cancels, recorded = anyio.CancelScope(), session.cancellations, True
@@ -46,7 +47,7 @@ async def stream_turn(
         with scope:
             session.watch(scope)
             agent = session.agent
-            turn = agent.compact(force=True) if compact else agent.run_turn(parts)
+            turn = agent.compact(force=True) if compact else agent.run_turn(parts, message_id)
             async with aclosing(turn) as events:
                 async for event in events:
                     if isinstance(event, TurnEnded):

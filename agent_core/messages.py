@@ -56,6 +56,9 @@ AssistantPart = TextPart | ThinkingPart | ToolCallPart
 @dataclass(frozen=True)
 class UserMessage:
     parts: tuple[UserPart, ...]
+    # The user's prompt this message carries (its id, as the editor knows it), or "": tool
+    # results, a note. Merged messages keep the later prompt's (``History``).
+    message_id: str = ""
     kind: Literal["user"] = "user"
 
     @property

@@ -207,7 +207,7 @@ def test_the_transcript_keeps_the_latest_usage_of_each_drain_and_a_replay_sends_
         return {"sessionUpdate": "usage_update", "used": used, "size": 1000, "cost": cost}
 
     transcript = TranscriptBuilder()
-    transcript.user_prompt([{"type": "text", "text": "usage_update"}])
+    transcript.user_prompt([{"type": "text", "text": "usage_update"}], "p1")
     transcript.feed(usage(10, 0.1))
     transcript.feed({"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "Delegate"})
     transcript.feed(usage(10, 0.2))  # a subagent's spend while its call runs

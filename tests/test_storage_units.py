@@ -53,6 +53,9 @@ class FlakyStore:
     ) -> None:
         self._write("append", session_id)
 
+    async def cut_transcript(self, session_id: str, keep: int) -> None:
+        self._write("cut", session_id)
+
     async def load(self, session_id: str) -> StoredSession:
         raise StorageError(self.failing or "no loads here")
 

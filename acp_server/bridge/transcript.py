@@ -53,10 +53,11 @@ class TranscriptBuilder:
         self._pending_pieces: list[str] = []
         self._usage: Item | None = None  # the latest usage not yet drained
 
-    def user_prompt(self, blocks: Sequence[dict[str, Any]]) -> None:
+    def user_prompt(self, blocks: Sequence[dict[str, Any]], message_id: str) -> None:
         self._close_text()
         self._items += [
-            {"sessionUpdate": "user_message_chunk", "content": block} for block in blocks
+            {"sessionUpdate": "user_message_chunk", "content": block, "messageId": message_id}
+            for block in blocks
         ]
 
     def feed(self, update: Item) -> None:

@@ -190,6 +190,26 @@ async def _restore(call: Call) -> Outcome:
     return _Reply(await call.session.restore(int(call.arguments)))
 
 
+async def _rewind(call: Call) -> Outcome:
+    from acp_server.rewind import RESTORE_MODES, RestoreMode, RewindError, listing, told
+
+    prompts = await call.session.prompts()
+    words = call.arguments.split()
+    if not words:
+        return _Reply(listing(prompts))
+    number = int(words[0]) if words[0].isdigit() else 0
+    restore: RestoreMode | None = "both"
+    if words[1:]:
+        restore = next((m for m in RESTORE_MODES if words[1:] == [m]), None)
+    if not 1 <= number <= len(prompts) or restore is None:
+        return _Reply("Usage: /rewind <n> [conversation | files | both], with n from /rewind.")
+    try:
+        rewound = await call.session.rewind_now(prompts[number - 1].message_id, restore)
+    except RewindError as exc:
+        return _Reply(str(exc))
+    return _Reply(told(number, prompts[number - 1], restore, rewound))
+
+
 async def _reload(call: Call) -> Outcome:
     await call.session.reload()
     return _Reply("Reloaded the project instructions; they apply from the next prompt.")
@@ -228,5 +248,6 @@ BUILTINS: dict[str, Run] = {
     "undo": _undo,
     "checkpoints": _checkpoints,
     "restore": _restore,
+    "rewind": _rewind,
     "help": _help,
 }

@@ -45,6 +45,8 @@ def greet(raw: Any, settings: Settings) -> tuple[ClientInfo, dict[str, Any]]:
                 "fork": {},  # unstable in ACP v1
                 "systemPrompt": {"mode": {"override": {}}},  # stable since 1.30
             },
+            # The draft rewind RFD's (unstable): session/rewind and session/edit_prompt.
+            "rewindSession": {"supported": True, "supportsEditPrompt": True},
         },
         "agentInfo": {"name": "heron", "title": "Heron", "version": __version__},
         "authMethods": auth_methods(client, settings),

@@ -6,6 +6,7 @@ session reads them); ``Session.prompt`` does the rest.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from acp_server.bridge.content import UnsupportedContent, from_prompt, linked_uris
@@ -13,13 +14,40 @@ from acp_server.handlers import params
 from acp_server.handlers.auth import follow_credentials
 from acp_server.handlers.commands import run_command
 from acp_server.handlers.greeting import accepts_images
+from acp_server.handlers.rewind import refusal, restore_mode
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.jsonrpc.values import as_object
+from acp_server.rewind import RestoreMode, RewindError
 from acp_server.session import CommandOutcome, Prompt, Session
+
+MAX_MESSAGE_ID = 200
 
 
 async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
+    given = _message_id(raw)
+    reply = await _prompt(state, raw, given or str(uuid.uuid4()))
+    return reply if given else {"stopReason": reply["stopReason"]}
+
+
+async def edit_prompt(state: ServerState, raw: Any) -> dict[str, Any]:
+    """``session/edit_prompt`` (ACP's draft rewind RFD): back to before the prompt
+    ``messageId`` names (``_meta.heron.restore`` as for ``session/rewind``), then ``newContent``
+    runs as the next prompt, streamed as any prompt is, in the one request."""
+    request = params.as_object(raw)
+    session = state.session(params.string(request, "sessionId"))
+    target, restore = params.string(request, "messageId"), restore_mode(request)
+    try:
+        session.refuse_while_busy()
+    except RewindError as exc:
+        raise refusal(exc) from None
+    as_prompt = {"sessionId": session.id, "prompt": request.get("newContent")}
+    return await _prompt(state, as_prompt, str(uuid.uuid4()), (target, restore))
+
+
+async def _prompt(
+    state: ServerState, raw: Any, message_id: str, rewind: tuple[str, RestoreMode] | None = None
+) -> dict[str, Any]:
     opened, ticket = _ticket(state, raw)  # before any await: a cancel or close sent after counts
     # What validates the request (pydantic) and runs the turn loads in a worker thread, the
     # first time: an import here would stop the event loop, and a cancel with it.
@@ -43,8 +71,13 @@ async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
         raise RpcError.invalid_params(str(exc)) from None
     problems = tuple(found.problem for found in read.values() if found.problem)
     session.start(state.background)  # a prompt that beat the reply's follow-up starts them
-    stop = await session.prompt(Prompt(blocks, parts, problems), ticket, _Hooks(state))
-    return {"stopReason": stop}
+    try:
+        stop = await session.prompt(
+            Prompt(blocks, parts, message_id, problems), ticket, _Hooks(state), rewind
+        )
+    except RewindError as exc:
+        raise refusal(exc) from None
+    return {"stopReason": stop, "userMessageId": message_id}
 
 
 async def cancel(state: ServerState, raw: Any) -> None:
@@ -68,6 +101,19 @@ class _Hooks:
 
     async def run_command(self, session: Session, text: str) -> CommandOutcome:
         return await run_command(self.state, session, text)
+
+
+def _message_id(raw: Any) -> str:
+    """The editor's id for the prompt (``messageId``, from ACP's message-id draft), or ""; an
+    editor that names its prompts is answered the id (``userMessageId``)."""
+    given = params.as_object(raw).get("messageId")
+    if given is None:
+        return ""
+    if not isinstance(given, str) or not 0 < len(given) <= MAX_MESSAGE_ID:
+        raise RpcError.invalid_params(
+            f"'messageId' must be a string of 1 to {MAX_MESSAGE_ID} characters"
+        )
+    return given
 
 
 def _ticket(state: ServerState, raw: Any) -> tuple[Session | None, int]:

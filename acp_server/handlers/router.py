@@ -35,6 +35,7 @@ def deferred(module: str, name: str) -> Callable[[ServerState, Any], Awaitable[A
 PROMPT = "acp_server.handlers.prompt"
 MODES = "acp_server.handlers.modes"
 STORED = "acp_server.handlers.stored"
+REWIND = "acp_server.handlers.rewind"
 REQUESTS: dict[str, RequestHandler] = {
     "initialize": lifecycle.initialize,
     "authenticate": auth.authenticate,
@@ -49,6 +50,8 @@ REQUESTS: dict[str, RequestHandler] = {
     "session/close": deferred(STORED, "close_session"),
     "session/delete": deferred(STORED, "delete_session"),
     "session/fork": deferred(STORED, "fork_session"),  # unstable in ACP v1
+    "session/rewind": deferred(REWIND, "rewind_session"),  # the draft rewind RFD
+    "session/edit_prompt": deferred(PROMPT, "edit_prompt"),  # the draft rewind RFD
 }
 NOTIFICATIONS: dict[str, NotificationHandler] = {
     "session/cancel": deferred(PROMPT, "cancel"),

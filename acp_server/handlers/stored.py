@@ -13,10 +13,12 @@ from acp_server.bridge.updates import from_usage_update, to_iso_time, to_session
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
+from acp_server.handlers.rewind import refusal
 from acp_server.handlers.sessions import session_reply
 from acp_server.handlers.state import ServerState, unknown_session
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
+from acp_server.rewind import RewindError, fork_point
 from acp_server.session import Session
 from acp_server.session_parts import Restored, SessionSetup
 from agent_core.errors import HeronError, SessionNotFound
@@ -52,6 +54,11 @@ async def fork_session(state: ServerState, raw: Any) -> Reply:
     """A new session that starts with a copy of another's conversation; the two then diverge."""
     request = params.as_object(raw)
     parent = await _load(state, params.string(request, "sessionId"))
+    if (point := _fork_point(request)) is not None:  # Heron's: the conversation up to there
+        try:
+            parent = fork_point(parent, point)
+        except RewindError as exc:
+            raise refusal(exc) from None
     setup = _setup(str(uuid.uuid4()), request, parent)
     record = parent.record
     title = f"{record.title} (fork)" if record.title else None
@@ -71,6 +78,17 @@ async def fork_session(state: ServerState, raw: Any) -> Reply:
     await state.store.append(setup.session_id, parent.messages, transcript)
     await session.copy_checkpoints(record.session_id)
     return session_reply(state, state.open(session), announce=True, with_id=True)
+
+
+def _fork_point(request: dict[str, Any]) -> str | None:
+    """``_meta.heron.toMessageId``: the fork's conversation ends there, as a rewind to that
+    message would leave it (``session/rewind``)."""
+    meta = params.as_object(request.get("_meta") or {})
+    heron = params.as_object(meta.get("heron") or {})
+    point = heron.get("toMessageId")
+    if point is not None and not isinstance(point, str):
+        raise RpcError.invalid_params("'_meta.heron.toMessageId' must be a message id")
+    return point
 
 
 async def list_sessions(state: ServerState, raw: Any) -> dict[str, Any]:

@@ -58,11 +58,13 @@ class CheckpointInfo:
     time: float
     prompt: str
     files_changed: int | None  # None: the turn never ended (Heron stopped)
+    message_id: str = ""  # the prompt's id ("" in checkpoints taken before prompts had one)
 
 
 @dataclass
 class _Turn:
     prompt: str
+    message_id: str
     number: int | None = None  # set once this turn's checkpoint is taken
     commit: str = ""  # its "before" commit
     partial: bool = False  # its snapshot stopped at the file limit
@@ -113,8 +115,10 @@ class Checkpoints:
 
     # The turn's side: the prompt handler and the tools.
 
-    def begin_turn(self, prompt: str) -> None:
-        self._turn = _Turn(" ".join(prompt.split())[:PROMPT_CHARS])
+    def begin_turn(self, prompt: str, message_id: str = "") -> None:
+        """A turn begins for the user's ``prompt`` (``message_id``: its id, which a rewind
+        names); its checkpoint is taken before its first change."""
+        self._turn = _Turn(" ".join(prompt.split())[:PROMPT_CHARS], message_id)
 
     async def before_change(self) -> Checkpoint | None:
         """The turn's checkpoint, taken now if this is its first change; None outside a turn,
@@ -126,7 +130,7 @@ class Checkpoints:
             if turn.number is not None:
                 return Checkpoint(turn.number)
             try:
-                number, snapshot, turn.commit = await self._in_thread(self._take, turn.prompt)
+                number, snapshot, turn.commit = await self._in_thread(self._take, turn)
             except (ShadowError, OSError) as exc:
                 turn.failed = True
                 return Checkpoint(None, f"No checkpoint for this turn: {_why(exc)}")
@@ -191,11 +195,13 @@ class Checkpoints:
 
     # Blocking work, in a worker thread.
 
-    def _take(self, shadow: ShadowRepository, prompt: str) -> tuple[int, Snapshot, str]:
+    def _take(self, shadow: ShadowRepository, turn: _Turn) -> tuple[int, Snapshot, str]:
         with shadow.locked():
             snapshot = shadow.snapshot()  # creates the shadow the first time
             number = max(self._numbers(shadow), default=0) + 1
-            meta = {"turn": number, "time": time.time(), "prompt": prompt}
+            meta = {"turn": number, "time": time.time(), "prompt": turn.prompt}
+            if turn.message_id:
+                meta["message"] = turn.message_id
             commit = shadow.commit(snapshot.tree, None, json.dumps(meta))
             shadow.set_ref(self._ref(number, "before"), commit)
             return number, snapshot, commit
@@ -240,7 +246,13 @@ class Checkpoints:
             after = refs.get(f"{REF_ROOT}/{self._ref(number, 'after')}")
             changed = len(shadow.changed_paths(before, after)) if after else None
             found.append(
-                CheckpointInfo(number, meta.get("time", 0.0), meta.get("prompt", ""), changed)
+                CheckpointInfo(
+                    number,
+                    meta.get("time", 0.0),
+                    meta.get("prompt", ""),
+                    changed,
+                    str(meta.get("message", "")),
+                )
             )
         return found
 

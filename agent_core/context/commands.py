@@ -43,6 +43,10 @@ BUILTINS: dict[str, tuple[str, str | None]] = {
     "undo": ("Restore the files the last turn changed, after showing what changes", None),
     "checkpoints": ("List the checkpoints taken before each turn's changes", None),
     "restore": ("Restore the workspace to before turn n's changes", "n"),
+    "rewind": (
+        "List the prompts, or go back to before prompt n: conversation, files or both",
+        "n [conversation | files | both]",
+    ),
     "help": ("List the commands", None),
 }
 INIT_PROMPT = (

@@ -63,7 +63,7 @@ def clear_old_tool_outputs(
                 else p
                 for p in message.parts
             )
-            message = UserMessage(parts)
+            message = replace(message, parts=parts)
         cleared.append(message)
     return cleared
 

@@ -8,7 +8,7 @@ keep history consistent (partial text is kept, dangling tool calls are closed).
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Literal
@@ -29,6 +29,7 @@ from agent_core.loop.compacting import compact
 from agent_core.loop.execution import ToolRunner, shown_interrupted, tool_specs
 from agent_core.loop.history import History
 from agent_core.loop.meter import ContextMeter
+from agent_core.loop.rewind import cut_before
 from agent_core.loop.translate import FINISH_TO_STOP, ArgumentsPreview, translate
 from agent_core.messages import (
     AssistantMessage,
@@ -94,6 +95,14 @@ class Agent:
         prompt, which keeps the conversation's roles alternating."""
         self._append_user((TextPart(text),))
 
+    async def rewind(self, prompt: str, later: Collection[str]) -> None:
+        """The conversation back to before ``prompt`` (``later``: its id and every later
+        prompt's), saved; raises ``rewind.RewindRefused`` where a summary stands in the way."""
+        kept = cut_before(self._history.messages, prompt, later)
+        self._history.replace(self._history.messages[:kept])
+        self.meter.in_context = 0
+        await self.save()
+
     async def save(self) -> None:
         """Hand every message completed since the last save to the sink (the session store)."""
         if self._save is not None and (pending := self._history.unsaved()) is not None:
@@ -112,10 +121,13 @@ class Agent:
         await self.save()
         yield CompactionUpdated(compaction_id, "failed" if error else "completed", summary, error)
 
-    async def run_turn(self, prompt: Sequence[UserPart]) -> AsyncGenerator[Event, None]:
+    async def run_turn(
+        self, prompt: Sequence[UserPart], message_id: str = ""
+    ) -> AsyncGenerator[Event, None]:
+        """One turn for the user's ``prompt`` (``message_id``: its id, which a rewind names)."""
         while self._notices:
             yield self._notices.pop(0)
-        self._append_user(tuple(prompt))
+        self._history.add(UserMessage(tuple(prompt), message_id))
         await self.save()
         try:
             overflowed = False  # the provider said the last request did not fit

@@ -90,7 +90,7 @@ class History:
         """Consecutive user content is one message, as providers want the roles alternating."""
         last, self._snapshot = self.last, None
         if isinstance(message, UserMessage) and isinstance(last, UserMessage):
-            self._messages[-1] = UserMessage(last.parts + message.parts)
+            self._messages[-1] = joined(last, message)
         else:
             self._messages.append(message)
 
@@ -158,13 +158,19 @@ def _already_well_formed(messages: Sequence[Message]) -> bool:
     return not calls
 
 
+def joined(first: UserMessage, then: UserMessage) -> UserMessage:
+    """Two neighbouring user messages as one, carrying the later prompt's id: a rewind to
+    before that prompt takes the whole message (``rewind.cut_before``)."""
+    return UserMessage(first.parts + then.parts, then.message_id or first.message_id)
+
+
 def _alternating(messages: list[Message]) -> list[Message]:
     """Neighbours of one role become one message, as the loop itself keeps them."""
     out: list[Message] = []
     for message in messages:
         last = out[-1] if out else None
         if isinstance(message, UserMessage) and isinstance(last, UserMessage):
-            out[-1] = UserMessage(last.parts + message.parts)
+            out[-1] = joined(last, message)
         elif isinstance(message, AssistantMessage) and isinstance(last, AssistantMessage):
             out[-1] = AssistantMessage(last.parts + message.parts, last.message_id)
         else:
@@ -186,7 +192,7 @@ def _answered(
             rest.append(part)
     missing = [c for c in calls if c.call_id not in results]
     ordered = [results.get(c.call_id) or _interrupted(c) for c in calls]
-    return UserMessage((*ordered, *rest)), missing
+    return UserMessage((*ordered, *rest), message.message_id), missing
 
 
 def _interrupted(call: ToolCallPart) -> ToolResultPart:

@@ -41,7 +41,7 @@ def load_message(text: str) -> Message:
         assistant_parts: tuple[AssistantPart, ...] = parts
         return AssistantMessage(assistant_parts, data.get("message_id", ""))
     user_parts: tuple[UserPart, ...] = parts
-    return UserMessage(user_parts)
+    return UserMessage(user_parts, data.get("message_id", ""))
 
 
 def _part(data: dict[str, Any]) -> Any:

@@ -120,6 +120,9 @@ class ResilientStore:
             lambda: self._store.append(session_id, messages, transcript, replace=replace),
         )
 
+    async def cut_transcript(self, session_id: str, keep: int) -> None:
+        await self._write(session_id, lambda: self._store.cut_transcript(session_id, keep))
+
     async def load(self, session_id: str) -> StoredSession:
         return await self._store.load(session_id)
 

@@ -66,6 +66,11 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE sessions ADD COLUMN model TEXT;
     ALTER TABLE sessions ADD COLUMN thought_level TEXT;
     """,
+    # Rows a compaction replaced or a rewind cut off are kept, marked, and never loaded again.
+    """
+    ALTER TABLE messages ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE transcript ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 
@@ -218,7 +223,8 @@ class SqliteSessionStore:
         *,
         replace: bool = False,
     ) -> None:
-        """``replace``: the messages are the whole conversation now (after a compaction)."""
+        """``replace``: the messages are the whole conversation now (after a compaction or a
+        rewind); the ones they replace are kept, retired."""
         if not messages and not transcript:
             return
 
@@ -228,7 +234,10 @@ class SqliteSessionStore:
         def run(db: sqlite3.Connection) -> None:
             with _transaction(db):
                 if replace:
-                    db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+                    db.execute(
+                        "UPDATE messages SET retired = 1 WHERE session_id = ? AND retired = 0",
+                        (session_id,),
+                    )
                 redact = self._redact
                 for table, bodies in (
                     ("messages", [redact(dump_message(m)) for m in messages]),
@@ -264,10 +273,12 @@ class SqliteSessionStore:
             if row is None:
                 raise SessionNotFound(session_id)
             messages = db.execute(
-                "SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+                "SELECT body FROM messages WHERE session_id = ? AND retired = 0 ORDER BY seq",
+                (session_id,),
             )
             transcript = db.execute(
-                "SELECT body FROM transcript WHERE session_id = ? ORDER BY seq", (session_id,)
+                "SELECT body FROM transcript WHERE session_id = ? AND retired = 0 ORDER BY seq",
+                (session_id,),
             )
             return StoredSession(
                 _record(row),
@@ -276,6 +287,21 @@ class SqliteSessionStore:
             )
 
         return await self._run(run)
+
+    async def cut_transcript(self, session_id: str, keep: int) -> None:
+        def run(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                db.execute(
+                    "UPDATE transcript SET retired = 1 WHERE session_id = ? AND retired = 0"
+                    " AND seq NOT IN (SELECT seq FROM transcript WHERE session_id = ?"
+                    " AND retired = 0 ORDER BY seq LIMIT ?)",
+                    (session_id, session_id, keep),
+                )
+                db.execute(
+                    "UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id)
+                )
+
+        await self._run(run)
 
     async def list(
         self, *, cwd: Path | None, cursor: str | None, limit: int

@@ -68,6 +68,11 @@ class SessionStore(Protocol):
         """Persist completed messages and display items; committed before returning."""
         ...
 
+    async def cut_transcript(self, session_id: str, keep: int) -> None:
+        """Only the first ``keep`` items of the transcript are replayed from now on (a rewind);
+        the rest are kept, retired."""
+        ...
+
     async def load(self, session_id: str) -> StoredSession:
         """Raises ``SessionNotFound``."""
         ...

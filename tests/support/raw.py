@@ -96,16 +96,25 @@ class RawAgent:
         self, session_id: str, text: str, timeout: float = 30.0
     ) -> tuple[str, list[dict[str, Any]]]:
         """Run a prompt; its stop reason and the session updates that arrived before the answer."""
+        params = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+        response, updates = self.exchange("session/prompt", params, timeout)
+        if "error" in response:
+            raise AssertionError(f"prompt failed: {response['error']}")
+        return response["result"]["stopReason"], updates
+
+    def exchange(
+        self, method: str, params: dict[str, Any], timeout: float = 30.0
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Send a request and answer the agent's requests until its response comes: the whole
+        response, and the session updates that arrived before it."""
         self._next_id += 1
         request_id = self._next_id
-        self.start_prompt(session_id, text, request_id=request_id)
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         updates: list[dict[str, Any]] = []
         while True:
             message = self.wait_for(lambda m: True, timeout=timeout)
             if message.get("id") == request_id and "method" not in message:
-                if "error" in message:
-                    raise AssertionError(f"prompt failed: {message['error']}")
-                return message["result"]["stopReason"], updates
+                return message, updates
             if message.get("method") == "session/update":
                 updates.append(message["params"]["update"])
             elif "method" in message and "id" in message:
