@@ -1,7 +1,8 @@
 // Chat webview script. The HTML it inserts is rendered (escaped, then formatted) by the
 // extension host; this script only places it, shows or hides subagents' tool calls and long
 // outputs, moves keyboard focus through the conversation, draws the header's pickers (with DOM
-// APIs, from plain data) and sends prompts and choices back.
+// APIs, from plain data), turns a prompt into an editor for "Edit and resend", and sends prompts
+// and choices back.
 
 /**
  * Where a key pressed in the conversation sends focus: an item's index, "prompt", or null (not
@@ -50,6 +51,8 @@ function promptKeyGoesToTranscript(key, mods) {
   let current = null;
   /** The agent message being streamed, announced once it is finished. */
   let streaming = null;
+  /** Each item's last HTML: a prompt being edited is drawn from it again when the edit is cancelled. */
+  const drawn = new Map();
 
   function nearBottom() {
     return window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
@@ -90,6 +93,7 @@ function promptKeyGoesToTranscript(key, mods) {
     if (active.dataset && active.dataset.tool) return 'button[data-tool="' + CSS.escape(active.dataset.tool) + '"]';
     if (active.dataset && active.dataset.terminal) return 'button.show-terminal[data-terminal="' + CSS.escape(active.dataset.terminal) + '"]';
     if (active.dataset && active.dataset.session) return 'button.stop-subagent[data-session="' + CSS.escape(active.dataset.session) + '"]';
+    if (active.dataset && active.dataset.action) return 'button.prompt-action[data-action="' + CSS.escape(active.dataset.action) + '"]';
     const long = active.closest ? active.closest("[data-long]") : null;
     if (long) return '[data-long="' + CSS.escape(long.dataset.long) + '"] > button.show-more';
     if (active.tagName === "SUMMARY") return "details > summary";
@@ -114,6 +118,8 @@ function promptKeyGoesToTranscript(key, mods) {
       newItem(node);
     }
     if (label) node.setAttribute("aria-label", label);
+    drawn.set(id, html);
+    if (node.dataset && node.dataset.editing === "true") return { node, created }; // drawn again once the edit ends
     // A running card is drawn again with every change: keep what the user opened (a thought, a
     // long output) and where keyboard focus was.
     const open = node.querySelector("details[open]") !== null;
@@ -133,6 +139,86 @@ function promptKeyGoesToTranscript(key, mods) {
       if (!pre.closest(".long.expanded")) pre.scrollTop = pre.scrollHeight;
     }
     return { node, created };
+  }
+
+  /** Items that left the conversation (a rewind); Tab then enters it on the newest item. */
+  function removeItems(ids) {
+    for (const id of ids) {
+      drawn.delete(id);
+      const node = document.querySelector('[data-id="' + CSS.escape(id) + '"]');
+      if (!node) continue;
+      if (node === current) current = null;
+      if (node === streaming) streaming = null;
+      node.remove();
+    }
+    const last = transcript.lastElementChild;
+    if (!current && last) last.tabIndex = 0;
+  }
+
+  /** A prompt's actions, and an open editor's Send, wait while a turn runs. */
+  function syncPromptActions() {
+    if (!transcript.querySelectorAll) return;
+    for (const button of transcript.querySelectorAll("button.prompt-action, button.edit-send")) button.disabled = busy;
+  }
+
+  function button(className, text, type) {
+    const node = document.createElement("button");
+    node.type = type;
+    node.className = className;
+    node.textContent = text;
+    return node;
+  }
+
+  /** The prompt's bubble as it was (Cancel, Escape); focus goes back to its Edit button. */
+  function closeEditor(node) {
+    delete node.dataset.editing;
+    node.innerHTML = drawn.get(node.dataset.id) || "";
+    syncPromptActions();
+    const edit = node.querySelector ? node.querySelector('button.prompt-action[data-action="edit"]') : null;
+    (edit || node).focus();
+  }
+
+  /** "Edit and resend": the prompt's bubble becomes a text area with Send and Cancel (built from text, never HTML). */
+  function openEditor(node, actions) {
+    const messageId = actions.dataset.message;
+    const form = document.createElement("form");
+    form.className = "prompt-editor";
+    const text = document.createElement("textarea");
+    text.className = "edit-text";
+    text.rows = 3;
+    text.value = actions.dataset.text || "";
+    text.setAttribute("aria-label", "Edit the prompt: Enter sends it again, Shift+Enter starts a new line, Escape cancels");
+    const row = document.createElement("div");
+    row.className = "buttons";
+    const send = button("edit-send", "Send", "submit");
+    send.disabled = busy;
+    const cancel = button("edit-cancel", "Cancel", "button");
+    row.appendChild(send);
+    row.appendChild(cancel);
+    form.appendChild(text);
+    form.appendChild(row);
+    node.dataset.editing = "true";
+    node.textContent = "";
+    node.appendChild(form);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const value = text.value.trim();
+      if (!value || busy) return;
+      vscode.postMessage({ type: "editPrompt", messageId, text: value });
+      prompt.focus(); // the bubble is replaced by the new prompt, whose turn is followed from the bottom
+      window.scrollTo(0, document.body.scrollHeight);
+    });
+    cancel.addEventListener("click", () => closeEditor(node));
+    text.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey) {
+        event.preventDefault();
+        form.requestSubmit();
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        closeEditor(node);
+      }
+    });
+    text.focus();
   }
 
   /** Shows or hides a subagent's tool calls at once; the extension keeps the choice. */
@@ -232,6 +318,7 @@ function promptKeyGoesToTranscript(key, mods) {
       showUsage(null);
       current = null;
       streaming = null;
+      drawn.clear();
     } else if (message.type === "items") {
       for (const item of message.items) {
         const { node, created } = upsert(item.id, item.html, item.label);
@@ -246,12 +333,19 @@ function promptKeyGoesToTranscript(key, mods) {
         }
       }
       showUsage(message.usage);
+      syncPromptActions();
+    } else if (message.type === "remove" && Array.isArray(message.ids)) {
+      removeItems(message.ids);
+    } else if (message.type === "fillPrompt" && typeof message.text === "string") {
+      prompt.value = message.text;
+      prompt.focus();
     } else if (message.type === "busy") {
       busy = message.busy === true;
       document.body.classList.toggle("busy", busy);
       send.disabled = busy; // one turn at a time
       stop.hidden = !busy;
       stop.disabled = !busy;
+      syncPromptActions();
       if (!busy) announceFinished();
     } else if (message.type === "header") {
       showHeader(message);
@@ -292,6 +386,7 @@ function promptKeyGoesToTranscript(key, mods) {
   });
   transcript.addEventListener("focusin", (event) => setCurrent(itemOf(event.target)));
   transcript.addEventListener("keydown", (event) => {
+    if (event.target && event.target.tagName === "TEXTAREA") return; // a prompt being edited keeps its keys
     const item = itemOf(event.target);
     if (!item) return;
     const all = items();
@@ -312,6 +407,16 @@ function promptKeyGoesToTranscript(key, mods) {
     const toggle = closest("button.children-toggle");
     if (toggle) {
       toggleChildren(toggle);
+      return;
+    }
+    // "Rewind to here" asks the extension; "Edit and resend" opens the editor here first.
+    const action = closest("button.prompt-action");
+    if (action) {
+      const actions = action.closest(".prompt-actions");
+      const node = itemOf(action);
+      if (!actions || !node || busy || action.disabled) return;
+      if (action.dataset.action === "rewind") vscode.postMessage({ type: "rewind", messageId: actions.dataset.message });
+      else if (action.dataset.action === "edit") openEditor(node, actions);
       return;
     }
     const more = closest("button.show-more");

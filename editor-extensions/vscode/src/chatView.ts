@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { toHeaderView, type HeaderState } from "./header";
 import { itemLabel, renderItem } from "./render";
+import type { RewindSupport } from "./rewind";
 import type { CommandView } from "./terminals";
 import type { Item, Usage } from "./transcript";
 import { toUsageView } from "./usage";
@@ -24,6 +25,12 @@ export interface ChatActions {
   toggleTool(id: string, expanded: boolean): void;
   /** The Stop button of a running subagent's card (`sessionId`: its child session). */
   stopSubagent(sessionId: string): void;
+  /** "Rewind to here" under a prompt (`messageId`: the prompt's id). */
+  rewind(messageId: string): void;
+  /** "Edit and resend": the prompt `messageId` replaced by `text`, sent again. */
+  editPrompt(messageId: string, text: string): void;
+  /** What the agent can do with a prompt: which actions a prompt shows. */
+  rewindSupport(): RewindSupport;
   /** The "Open terminal" button of a command's card. */
   showTerminal(terminalId: string): void;
   /** A command the agent runs here, as its card shows it. */
@@ -41,7 +48,9 @@ type FromWebview =
   | { type: "openFile"; href: string }
   | { type: "toggleTool"; id: string; expanded: boolean }
   | { type: "showTerminal"; terminalId: string }
-  | { type: "stopSubagent"; sessionId: string };
+  | { type: "stopSubagent"; sessionId: string }
+  | { type: "rewind"; messageId: string }
+  | { type: "editPrompt"; messageId: string; text: string };
 
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   static readonly viewId = "heron.chat";
@@ -73,6 +82,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
         this.actions.toggleTool(message.id, message.expanded);
       else if (message.type === "showTerminal" && typeof message.terminalId === "string") this.actions.showTerminal(message.terminalId);
       else if (message.type === "stopSubagent" && typeof message.sessionId === "string") this.actions.stopSubagent(message.sessionId);
+      else if (message.type === "rewind" && typeof message.messageId === "string") this.actions.rewind(message.messageId);
+      else if (message.type === "editPrompt" && typeof message.messageId === "string" && typeof message.text === "string" && message.text.trim() !== "")
+        this.actions.editPrompt(message.messageId, message.text.trim());
       else if (message.type === "ready") {
         const { items, usage, busy, header } = this.actions.snapshot();
         this.post({ type: "reset" });
@@ -101,6 +113,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     const context = {
       displayPath: (path: string): string => vscode.workspace.asRelativePath(path),
       command: (terminalId: string) => this.actions.command(terminalId),
+      rewind: this.actions.rewindSupport(),
     };
     const html = items.map((i) => ({
       id: i.id,
@@ -110,6 +123,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       label: itemLabel(i),
     }));
     this.post({ type: "items", items: html, usage: toUsageView(usage) });
+  }
+
+  /** Items that left the conversation (a rewind). */
+  removeItems(items: readonly Item[]): void {
+    if (items.length > 0) this.post({ type: "remove", ids: items.map((i) => i.id) });
+  }
+
+  /** Puts text in the prompt box (a rewound prompt, to edit and send again) and focuses it. */
+  fillPrompt(text: string): void {
+    this.post({ type: "fillPrompt", text });
   }
 
   showHeader(header: HeaderState): void {

@@ -97,6 +97,10 @@ export function activate(context: vscode.ExtensionContext): void {
         changed.clear();
         chat.reset();
       },
+      onRemoved: (items) => {
+        changed.flush(); // drawn first, so that nothing pending draws a removed item again
+        chat.removeItems(items);
+      },
       onMode: (modeId) => status.show(state, undefined, modeId),
       onHeader: (header) => chat.showHeader(header),
     },
@@ -128,6 +132,27 @@ export function activate(context: vscode.ExtensionContext): void {
     chat.reveal();
     session.prompt(blocks, display, cwd).then((stopReason) => {
       if (stopReason !== "end_turn") log.info(`turn ended: ${stopReason}`);
+    }, report);
+  };
+
+  /** "Rewind to here": on success the prompt's text goes back into the prompt box. */
+  const rewind = (messageId: string): void => {
+    if (session.busy) {
+      report(new TurnInProgressError());
+      return;
+    }
+    session.rewind(messageId).then((text) => {
+      if (text !== null) chat.fillPrompt(text);
+    }, report);
+  };
+  /** "Edit and resend": the edited text replaces the prompt and is answered as a prompt is. */
+  const editPrompt = (messageId: string, text: string): void => {
+    if (session.busy) {
+      report(new TurnInProgressError());
+      return;
+    }
+    session.editPrompt(messageId, [{ type: "text", text }], text).then((stopReason) => {
+      if (stopReason !== null && stopReason !== "end_turn") log.info(`turn ended: ${stopReason}`);
     }, report);
   };
 
@@ -174,6 +199,9 @@ export function activate(context: vscode.ExtensionContext): void {
       if (!terminals.show(terminalId)) void vscode.window.showInformationMessage("Heron: that terminal has been closed.");
     },
     command: (terminalId) => terminals.view(terminalId),
+    rewind,
+    editPrompt,
+    rewindSupport: () => session.rewindSupport,
     snapshot: () => ({
       items: session.transcript.items,
       usage: session.transcript.usage,

@@ -1,6 +1,8 @@
 // Turns transcript items into safe HTML fragments for the chat webview, and names them for
 // screen readers. Pure: no vscode.
 import { escapeHtml, renderMarkdown } from "./markdown";
+import { renderPromptActions } from "./promptActions";
+import { NO_REWIND, type RewindSupport } from "./rewind";
 import { childrenSummary, renderToolCard, statusLabel, type CardContext } from "./toolCard";
 import { subagentStateLabel, type Item } from "./transcript";
 
@@ -9,12 +11,17 @@ export { childrenSummary, type CardContext, type PathDisplay } from "./toolCard"
 
 const PLAN_STATUS: Record<string, string> = { pending: "to do", in_progress: "in progress", completed: "done" };
 
-const noContext: CardContext = { displayPath: (path) => path, command: () => undefined };
+/** What drawing an item needs from the editor: a card's context, and what the agent can do with a prompt. */
+export interface RenderContext extends CardContext {
+  rewind: RewindSupport;
+}
 
-export function renderItem(item: Item, context: Partial<CardContext> = {}): string {
+const noContext: RenderContext = { displayPath: (path) => path, command: () => undefined, rewind: NO_REWIND };
+
+export function renderItem(item: Item, context: Partial<RenderContext> = {}): string {
   switch (item.kind) {
     case "user":
-      return `<div class="msg user">${renderMarkdown(item.text)}</div>`;
+      return `<div class="msg user">${renderMarkdown(item.text)}</div>${renderPromptActions(item, context.rewind ?? NO_REWIND)}`;
     case "agent":
       return `<div class="msg agent">${renderMarkdown(item.text)}</div>`;
     case "thought":

@@ -2,6 +2,7 @@
 // session and its transcript. No vscode here: the UI listens through callbacks.
 import type {
   ContentBlock,
+  PromptRequest,
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionConfigOption,
@@ -15,11 +16,25 @@ import type { IncomingNotification } from "./childSessions";
 import { connectToAgent, type AgentConnection } from "./connection";
 import type { DiagnosticsParams, DiagnosticsResult } from "./diagnostics";
 import { MODES_CONFIG_ID, type HeaderState } from "./header";
-import { agentExitedNotice, STOPPED_NOTICE } from "./notices";
+import { actionFailedNotice, agentExitedNotice, rewoundNotice, STOPPED_NOTICE } from "./notices";
+import {
+  answeredMessageId,
+  EDIT_PROMPT_METHOD,
+  editPromptParams,
+  failedInTurn,
+  newMessageId,
+  NO_REWIND,
+  readPromptAnswer,
+  readRewound,
+  REWIND_METHOD,
+  rewindParams,
+  rewindSupport,
+  type RewindSupport,
+} from "./rewind";
 import { embeddedAsText } from "./selection";
 import { SessionDetails, type SessionSetup } from "./sessionDetails";
 import type { SessionControllerOptions, SessionState } from "./sessionPorts";
-import { canStopSubagent, Transcript } from "./transcript";
+import { canStopSubagent, Transcript, type Item, type MessageItem } from "./transcript";
 
 export type { PermissionPrompter, SessionControllerOptions, SessionListener, SessionState } from "./sessionPorts";
 
@@ -45,8 +60,10 @@ export class SessionController {
   private state: SessionState = "stopped";
   private turnAbort = new AbortController();
   private pendingPermissions = 0;
-  /** The running turn (session/prompt, or session/load replaying): one at a time. */
+  /** The running turn (session/prompt, session/load replaying, a rewind or an edited prompt): one at a time. */
   private turn: Promise<unknown> | null = null;
+  /** What the agent can do with a prompt of the chat (its `initialize` answer); nothing before it has started. */
+  rewindSupport: RewindSupport = NO_REWIND;
 
   constructor(private readonly options: SessionControllerOptions) {}
 
@@ -103,6 +120,7 @@ export class SessionController {
     });
     try {
       const connected = await connecting;
+      this.rewindSupport = rewindSupport(connected.initialize);
       this.setState("ready");
       return connected;
     } catch (err) {
@@ -193,8 +211,13 @@ export class SessionController {
 
   /** Sends a prompt in the current session (opening one in `cwd` if needed). One turn at a time. */
   prompt(blocks: ContentBlock[], displayText: string, cwd: string): Promise<StopReason> {
+    return this.startTurn(() => this.runPrompt(blocks, displayText, cwd));
+  }
+
+  /** Runs `run` as the turn: refused while another one runs. */
+  private startTurn<T>(run: () => Promise<T>): Promise<T> {
     if (this.turn) return Promise.reject(new TurnInProgressError());
-    const turn = this.runPrompt(blocks, displayText, cwd);
+    const turn = run();
     this.turn = turn;
     const clear = (): void => {
       if (this.turn === turn) this.turn = null;
@@ -214,10 +237,16 @@ export class SessionController {
       agent = this.agent;
       const embedded = initialize.agentCapabilities?.promptCapabilities?.embeddedContext === true;
       const prompt = embedded ? blocks : blocks.map(embeddedAsText);
-      this.options.listener.onItems([this.transcript.addUserPrompt(displayText)]);
+      // An agent that can rewind is told each prompt's id, which "Rewind to here" names later.
+      const messageId = this.rewindSupport.rewind ? newMessageId() : null;
+      const item = this.transcript.addUserPrompt(displayText, messageId);
+      this.options.listener.onItems([item]);
       this.setState("working");
-      const response = await connection.agent.request(methods.agent.session.prompt, { sessionId, prompt });
+      const params: PromptRequest & { messageId?: string } = { sessionId, prompt };
+      if (messageId !== null) params.messageId = messageId;
+      const response = await connection.agent.request(methods.agent.session.prompt, params);
       await settle();
+      this.namePrompt(item, answeredMessageId(response));
       if (response.stopReason === "cancelled") {
         this.options.listener.onItems(this.transcript.apply(STOPPED_NOTICE));
       }
@@ -230,6 +259,119 @@ export class SessionController {
       else if (this.state !== "error") this.setState(this.agent?.running ? "ready" : "error", describe(err));
       throw err;
     }
+  }
+
+  /** The prompt's id, as the agent says it in its answer (it may have made one). */
+  private namePrompt(item: MessageItem, messageId: string | null): void {
+    if (messageId === null || messageId === item.messageId) return;
+    item.messageId = messageId;
+    this.options.listener.onItems([item]);
+  }
+
+  /**
+   * "Rewind to here": `session/rewind` back to before the prompt `messageId`, its files restored
+   * too (the agent shows what and asks first). Then the prompt and everything after it leave the
+   * chat, and its text is returned for the input box. On a failure the chat says why: null.
+   */
+  rewind(messageId: string): Promise<string | null> {
+    return this.startTurn(() => this.runRewind(messageId));
+  }
+
+  private async runRewind(messageId: string): Promise<string | null> {
+    this.beginAction();
+    try {
+      const { connection, sessionId, index } = await this.rewindTarget(messageId, "rewind");
+      const prompt = this.transcript.items[index] as MessageItem;
+      const gone = this.transcript.items.slice(index); // not what the agent shows meanwhile (its restore preview)
+      const rewound = readRewound(await connection.agent.request(REWIND_METHOD, rewindParams(sessionId, messageId, "both")));
+      await settle();
+      this.transcript.cutOut(gone);
+      this.options.listener.onRemoved?.(gone);
+      this.options.listener.onItems(this.transcript.apply(rewoundNotice(prompt.text, rewound.files)));
+      this.endAction();
+      return prompt.text;
+    } catch (err) {
+      await settle();
+      this.actionFailed("Rewind failed.", err);
+      return null;
+    }
+  }
+
+  /**
+   * "Edit and resend": `session/edit_prompt` rewinds to before the prompt `messageId` (files
+   * restored too, asked first) and runs `blocks` in its place, streamed as a prompt is. The old
+   * prompt and what followed it leave the chat at once; they come back if the rewind does not
+   * happen (refused, or the restore declined). On a failure the chat says why: null.
+   */
+  editPrompt(messageId: string, blocks: ContentBlock[], displayText: string): Promise<StopReason | null> {
+    return this.startTurn(() => this.runEdit(messageId, blocks, displayText));
+  }
+
+  private async runEdit(messageId: string, blocks: ContentBlock[], displayText: string): Promise<StopReason | null> {
+    this.beginAction();
+    let replaced: { index: number; gone: Item[]; item: MessageItem } | null = null;
+    try {
+      const { connection, initialize, sessionId, index } = await this.rewindTarget(messageId, "edit");
+      const embedded = initialize.agentCapabilities?.promptCapabilities?.embeddedContext === true;
+      const content = embedded ? blocks : blocks.map(embeddedAsText);
+      const gone = this.transcript.cutFrom(index);
+      this.options.listener.onRemoved?.(gone);
+      const item = this.transcript.addUserPrompt(displayText);
+      replaced = { index, gone, item };
+      this.options.listener.onItems([item]);
+      const params = editPromptParams(sessionId, messageId, content, "both");
+      const answer = readPromptAnswer(await connection.agent.request(EDIT_PROMPT_METHOD, params));
+      await settle();
+      this.transcript.forget(gone);
+      this.namePrompt(item, answer.userMessageId);
+      if (answer.stopReason === "cancelled") this.options.listener.onItems(this.transcript.apply(STOPPED_NOTICE));
+      this.endAction();
+      return answer.stopReason;
+    } catch (err) {
+      await settle();
+      if (replaced !== null && !failedInTurn(err)) {
+        // Nothing changed: the old prompt and what followed it are shown again where they were.
+        this.transcript.remove(replaced.item);
+        this.transcript.putBack(replaced.index, replaced.gone);
+        this.options.listener.onReset();
+        this.options.listener.onItems([...this.transcript.items]);
+      } else if (replaced !== null) {
+        this.transcript.forget(replaced.gone);
+      }
+      this.actionFailed("Edit and resend failed.", err);
+      return null;
+    }
+  }
+
+  private beginAction(): void {
+    this.turnAbort = new AbortController();
+    this.setState("working");
+  }
+
+  private endAction(): void {
+    this.setState("ready");
+    if (this.sessionCwd !== null) this.listAgain(this.sessionCwd);
+  }
+
+  /** The failure of a rewind or an edited prompt, said in the chat; the agent stays usable if it runs. */
+  private actionFailed(title: string, err: unknown): void {
+    const message = describe(err);
+    this.options.listener.onItems(this.transcript.apply(actionFailedNotice(title, message)));
+    if (this.agent?.running) this.setState("ready", message);
+    else if (this.state !== "error") this.setState("error", message);
+  }
+
+  /** The open session, the agent's connection and where the prompt `messageId` is; throws what the chat says when one is missing. */
+  private async rewindTarget(messageId: string, what: "rewind" | "edit") {
+    const sessionId = this.sessionId;
+    if (sessionId === null || this.connecting === null) throw new Error("No session is open: the conversation cannot be rewound.");
+    const { connection, initialize } = await this.connecting;
+    if (!this.rewindSupport.rewind || (what === "edit" && !this.rewindSupport.editPrompt)) {
+      throw new Error(what === "edit" ? "The agent cannot edit a prompt it has answered." : "The agent cannot rewind the conversation.");
+    }
+    const index = this.transcript.promptIndex(messageId);
+    if (index < 0) throw new Error("That prompt is no longer in this conversation.");
+    return { connection, initialize, sessionId, index };
   }
 
   /** session/cancel; open permission questions are answered `cancelled`. */

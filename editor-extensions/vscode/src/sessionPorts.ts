@@ -16,6 +16,8 @@ export interface SessionListener {
   onItems(items: Item[]): void;
   /** The transcript was cleared (new or loaded session). */
   onReset(): void;
+  /** Items left the transcript (a rewind): they are no longer shown. */
+  onRemoved?(items: Item[]): void;
   /** The session's current mode changed (set by us or by the agent). */
   onMode?(modeId: string | null): void;
   /** What the chat's header shows changed: the session, its title, the session list or the config options. */

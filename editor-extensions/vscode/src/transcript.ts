@@ -44,8 +44,16 @@ export interface ToolItem {
   subagent?: SubagentView | null;
 }
 
+/** A message: the user's prompt, or the agent's reply or thinking; `messageId` as the agent knows it. */
+export interface MessageItem {
+  kind: "user" | "agent" | "thought";
+  id: string;
+  messageId: string | null;
+  text: string;
+}
+
 export type Item =
-  | { kind: "user" | "agent" | "thought"; id: string; messageId: string | null; text: string }
+  | MessageItem
   | ToolItem
   | { kind: "plan"; id: string; entries: PlanEntry[] }
   | { kind: "notice"; id: string; severity: string; title: string; description: string };
@@ -245,12 +253,62 @@ export class Transcript {
     );
   }
 
-  /** A prompt the user typed here (the agent does not echo it back). */
-  addUserPrompt(text: string): Item {
-    const item: Item = { kind: "user", id: this.newId(), messageId: null, text };
+  /** A prompt the user typed here (the agent does not echo it back); `messageId`: its id, when it has one yet. */
+  addUserPrompt(text: string, messageId: string | null = null): MessageItem {
+    const item: MessageItem = { kind: "user", id: this.newId(), messageId, text };
     this.items.push(item);
     this.plan = null; // a new turn starts a new plan
     return item;
+  }
+
+  /** Where the user's prompt with this id is in the conversation; -1: not there. */
+  promptIndex(messageId: string): number {
+    return this.items.findIndex((i) => i.kind === "user" && i.messageId === messageId);
+  }
+
+  /**
+   * Takes the items from `index` on out of the conversation (a rewind) and returns them. Their
+   * tool calls are still known until `forget` (a rewind that fails puts them back with `putBack`).
+   */
+  cutFrom(index: number): Item[] {
+    const cut = this.items.splice(index);
+    if (this.plan && cut.includes(this.plan)) this.plan = null;
+    return cut;
+  }
+
+  /** Puts items taken out by `cutFrom` back at `index`. */
+  putBack(index: number, items: readonly Item[]): void {
+    this.items.splice(index, 0, ...items);
+  }
+
+  /** Takes one item out of the conversation (a prompt whose edit failed). */
+  remove(item: Item): void {
+    const index = this.items.indexOf(item);
+    if (index >= 0) this.items.splice(index, 1);
+    if (item === this.plan) this.plan = null;
+  }
+
+  /** These items leave the conversation for good, wherever they are in it. */
+  cutOut(items: readonly Item[]): void {
+    const gone = new Set(items);
+    const kept = this.items.filter((i) => !gone.has(i));
+    this.items.length = 0;
+    this.items.push(...kept);
+    if (this.plan && gone.has(this.plan)) this.plan = null;
+    this.forget(items);
+  }
+
+  /** Items taken out for good: their tool calls (nested ones too) and the subagents they ran are forgotten. */
+  forget(items: readonly Item[]): void {
+    const gone = new Set(this.allTools(items));
+    for (const item of gone) {
+      if (this.tools.get(item.toolCallId) === item) this.tools.delete(item.toolCallId);
+      this.parents.delete(item);
+      this.namedParents.delete(item);
+    }
+    for (const [sessionId, child] of this.children) {
+      if (child.host !== null && gone.has(child.host)) this.children.delete(sessionId);
+    }
   }
 
   /** A child session of the one shown (or of one of its children), announced or linked to. */

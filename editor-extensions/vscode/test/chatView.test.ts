@@ -75,6 +75,10 @@ test("webview messages are checked: malformed ones do nothing; a picker's choice
   try {
     view.receive({ type: "prompt", text: "hello" });
     await until("ready", () => status.text.includes("ready") && view.header()?.enabled === true);
+    // The session list asked for after the turn has been answered and shown: nothing more is coming.
+    const answered = (): number => stub.outputLines.filter((l) => l.startsWith("<- ") && l.includes('"result":{"sessions":')).length;
+    await until("the session list answered", () => answered() === sent("session/list").length && answered() >= 3);
+    await new Promise((r) => setTimeout(r, 20));
     const headers = view.posted.filter((m) => m.type === "header").length;
     for (const bad of [
       { type: "setOption", configId: "model" },
@@ -150,6 +154,42 @@ test("Stop cancels the running turn; the chat says Stopped. and the view is read
     assert.equal(sent("session/cancel").length, 1);
     assert.match(view.html(), /<div class="notice notice-info"><strong>Stopped\.<\/strong>/);
     assert.deepEqual(view.posted.filter((m) => m.type === "busy").at(-1), { type: "busy", busy: false }, "the Stop button goes away");
+  } finally {
+    await deactivate();
+  }
+});
+
+test("a prompt's actions through the view: Rewind to here removes it and what followed and fills the prompt box; Edit and resend replaces it", { timeout: 30_000 }, async () => {
+  const { view, status } = start();
+  // The restore question is VS Code's modal with Heron's option names.
+  stub.ui.answerMessage = (_message, items) => (items.includes("Restore these files") ? "Restore these files" : undefined);
+  try {
+    view.receive({ type: "prompt", text: "hello" });
+    await until("ready", () => status.text.includes("ready") && view.html().includes("ok: hello"));
+    view.receive({ type: "prompt", text: "world" });
+    await until("the second answer", () => status.text.includes("ready") && view.html().includes("ok: world"));
+    const ids = sent("session/prompt").map((l) => (JSON.parse(l.slice(3)) as { params: { messageId: string } }).params.messageId);
+    assert.equal(ids.length, 2);
+    const prompts = view.renderedItems().filter((html) => html.startsWith('<div class="msg user">'));
+    assert.ok(prompts.every((html) => html.includes('class="prompt-actions"')), prompts.join("\n"));
+    assert.ok(prompts[1]?.includes(`data-message="${ids[1] ?? ""}"`));
+
+    for (const bad of [{ type: "rewind" }, { type: "rewind", messageId: 3 }, { type: "editPrompt", messageId: ids[0] }, { type: "editPrompt", messageId: ids[0], text: "  " }]) {
+      view.receive(bad);
+    }
+    view.receive({ type: "rewind", messageId: ids[1] });
+    await until("the prompt back in the prompt box", () => view.posted.some((m) => m.type === "fillPrompt" && m.text === "world"));
+    assert.equal(sent("session/rewind").length, 1);
+    assert.equal(sent("session/edit_prompt").length, 0, "the malformed messages did nothing");
+    const removed = view.posted.filter((m) => m.type === "remove");
+    assert.equal(removed.length, 1);
+    assert.equal((removed[0]?.ids as string[]).length, 2, "the prompt and its answer");
+
+    view.receive({ type: "editPrompt", messageId: ids[0], text: "hi" });
+    await until("the new answer", () => status.text.includes("ready") && view.html().includes("ok: hi"));
+    const edit = sent("session/edit_prompt")[0] ?? "";
+    assert.ok(edit.includes(`"messageId":"${ids[0] ?? ""}"`) && edit.includes('"newContent":[{"type":"text","text":"hi"}]'), edit);
+    assert.equal(view.posted.filter((m) => m.type === "remove").length, 2);
   } finally {
     await deactivate();
   }

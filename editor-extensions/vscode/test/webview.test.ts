@@ -54,6 +54,8 @@ function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: u
   fire(element: string, type: string, event: object): { prevented: boolean };
   /** The script's own top-level functions. */
   functions: Record<string, (...args: unknown[]) => unknown>;
+  /** Elements the script created, in order: `name` is the tag. */
+  created: { name: string; value: string; disabled: boolean; focused: boolean }[];
 } {
   const listeners = new Map<string, (event: unknown) => void>();
   const element = (name: string) => ({
@@ -75,8 +77,10 @@ function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: u
     focus() {
       this.focused = true;
     },
-    requestSubmit: () => listeners.get("composer:submit")?.({ preventDefault: () => undefined }),
+    requestSubmit: () => listeners.get(`${name}:submit`)?.({ preventDefault: () => undefined }),
   });
+  /** What the script made with createElement, by tag (its listeners are keyed `<tag>:<type>`). */
+  const created: ReturnType<typeof element>[] = [];
   const elements: Record<string, unknown> = {
     ...Object.fromEntries(["transcript", "usage", "composer", "prompt", "stop", "send", "session-select", "pickers"].map((n) => [n, element(n)])),
     ...dom.byId,
@@ -91,7 +95,11 @@ function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: u
       body,
       activeElement: dom.activeElement ?? body,
       querySelector: dom.querySelector ?? (() => null),
-      createElement: () => element("div"),
+      createElement: (tag: string) => {
+        const made = element(tag);
+        created.push(made);
+        return made;
+      },
     },
     window: {
       innerHeight: 0,
@@ -117,6 +125,7 @@ function loadChatScript(dom: { byId?: Record<string, unknown>; activeElement?: u
     click: (target) => fire("transcript", "click", { target }),
     fire,
     functions: sandbox as unknown as Record<string, (...args: unknown[]) => unknown>,
+    created,
   };
 }
 
@@ -306,4 +315,72 @@ test("a subagent's Stop button asks the extension to stop that child session, on
   chat.click(stop);
   assert.deepEqual(chat.posted.at(-1), { type: "stopSubagent", sessionId: "s1-child" });
   assert.equal(stop.disabled, true, "not sent twice while the agent stops it");
+});
+
+/** A user's prompt as the chat draws it with its actions: the item, its actions' box, a button per action. */
+function promptWithActions() {
+  const item = {
+    dataset: { id: "i4" } as Record<string, string>,
+    textContent: "x",
+    innerHTML: "<div>x</div>",
+    focused: false,
+    appendChild: () => undefined,
+    focus: () => {
+      item.focused = true;
+    },
+  };
+  const actions = { dataset: { message: "m2", text: "Fix the tests" } };
+  const button = (action: string) => {
+    const b = {
+      dataset: { action },
+      disabled: false,
+      closest: (selector: string) =>
+        selector === "button.prompt-action" ? b : selector === ".prompt-actions" ? actions : selector === "#transcript > [data-id]" ? item : null,
+    };
+    return b;
+  };
+  return { item, rewind: button("rewind"), edit: button("edit") };
+}
+
+test("a prompt's Rewind to here asks the extension, never while a turn runs", () => {
+  const chat = loadChatScript();
+  const { rewind } = promptWithActions();
+  chat.receive({ type: "busy", busy: true });
+  chat.click(rewind);
+  assert.deepEqual(chat.posted, [{ type: "ready" }], "nothing while busy");
+  chat.receive({ type: "busy", busy: false });
+  chat.click(rewind);
+  assert.deepEqual(chat.posted.at(-1), { type: "rewind", messageId: "m2" });
+  chat.receive({ type: "fillPrompt", text: "Fix the tests" });
+  assert.equal(chat.prompt.value, "Fix the tests");
+});
+
+test("Edit and resend turns the prompt into an editor: Escape or Cancel puts it back, Send (or Enter) sends the edited text", () => {
+  const chat = loadChatScript();
+  const { item, edit } = promptWithActions();
+  chat.click(edit);
+  assert.equal(item.dataset.editing, "true");
+  assert.equal(item.textContent, "", "the bubble's text makes way for the editor");
+  const textarea = chat.created.find((e) => e.name === "textarea");
+  assert.ok(textarea);
+  assert.equal(textarea.value, "Fix the tests");
+  assert.equal(textarea.focused, true);
+  // Escape: back as it was (drawn again from the HTML last sent for it).
+  assert.equal(chat.fire("textarea", "keydown", { key: "Escape" }).prevented, true);
+  assert.equal(item.dataset.editing, undefined);
+  assert.equal(item.focused, true);
+
+  chat.click(edit);
+  const editor = chat.created.filter((e) => e.name === "textarea").at(-1);
+  assert.ok(editor);
+  editor.value = "  Fix all the tests  ";
+  chat.receive({ type: "busy", busy: true });
+  chat.fire("form", "submit", {});
+  assert.equal(chat.posted.length, 1, "not while a turn runs");
+  chat.receive({ type: "busy", busy: false });
+  assert.equal(chat.fire("textarea", "keydown", { key: "Enter", shiftKey: false }).prevented, true);
+  assert.deepEqual(chat.posted.at(-1), { type: "editPrompt", messageId: "m2", text: "Fix all the tests" });
+  assert.equal(chat.fire("textarea", "keydown", { key: "Enter", shiftKey: true }).prevented, false, "Shift+Enter: a new line");
+  chat.fire("button", "click", {}); // the last button made: Cancel
+  assert.equal(item.dataset.editing, undefined);
 });
