@@ -3,8 +3,8 @@
 Wrappers (``sudo``, ``env``, ``timeout``…) run the program named in their arguments; runners
 (``npx``, ``uv run``…) run a package's program; some take a whole shell command as one string
 (``su -c``, ``watch``); ``xargs``, ``find -exec``, ``fd -x`` and ``parallel`` fill in their
-command's arguments at run time. The functions here only take the words apart; ``judge.py``
-judges what they find.
+command's arguments at run time. The functions here only take the words apart; the readers
+in ``launches.py`` judge what they find.
 """
 
 from __future__ import annotations
