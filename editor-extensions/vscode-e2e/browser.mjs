@@ -3,13 +3,28 @@
 // diff editor and applied; a command whose output shows in a VS Code terminal and in its card; a
 // task delegated to a subagent, drawn from its child session inside the delegate card; a mode switch
 // from the chat's picker; a streaming reply stopped half-way; then the window reloads and the
-// session comes back from the session picker with its history.
+// session comes back from the session picker with its history; the agent is killed and comes
+// back; last, a prompt whose turn edited a file is edited and sent again ("Edit and resend"): the
+// file is restored (previewed and asked first) and the new prompt's answer replaces the old one.
 // Each step asserts on the DOM and leaves a screenshot in the artifacts folder. Started by run.sh.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { COMMAND, EDIT, HELLO_AFTER, HELLO_BEFORE, MCP, READ, SESSION_TITLE, STREAM, SUBAGENT } from "./scenario.mjs";
+import {
+  COMMAND,
+  EDIT,
+  HELLO_AFTER,
+  HELLO_BEFORE,
+  HELLO_DOCSTRING,
+  HELLO_FAREWELL,
+  MCP,
+  READ,
+  REWIND,
+  SESSION_TITLE,
+  STREAM,
+  SUBAGENT,
+} from "./scenario.mjs";
 import { Failure, Workbench, fail, flat, log, recordBrowserPid, step, until } from "./workbench.mjs";
 
 const env = (name) => {
@@ -369,6 +384,84 @@ async function agentCrashes(wb, chat) {
   await wb.shot("15-recovered.png");
 }
 
+/** A user's prompt in the chat: its item (the bubble and its actions), by its text. */
+function promptItem(chat, text) {
+  return chat.locator("#transcript > [data-id]", { has: chat.locator(".msg.user", { hasText: text }) });
+}
+
+async function editAndResend(wb, chat) {
+  // In accept-edits the turns' edits apply without a review; a restore is asked about in any mode.
+  await chat.locator("#mode-select").selectOption("accept-edits");
+  await wb.statusBarUntil(/ready \(accept-edits\)/i, '"ready (accept-edits)" after the picker', 15_000);
+  if (readFileSync(HELLO_PATH, "utf8") !== HELLO_AFTER) fail(`${HELLO_PATH} is not as the edit step left it`);
+  await send(chat, REWIND.prompt);
+  await until(`the answer "${REWIND.answer}"`, () => chat.locator(".msg.agent", { hasText: REWIND.answer }).count(), 60_000);
+  await turnEnded(wb, chat, "accept-edits");
+  await until(`farewell() added to ${HELLO_PATH}`, () => readFileSync(HELLO_PATH, "utf8") === HELLO_FAREWELL, 10_000);
+
+  // The prompt's actions: faded until the pointer or keyboard focus is on the prompt. (The item is
+  // held by its id: while it is edited it has no bubble to be found by.)
+  const itemId = await promptItem(chat, REWIND.prompt).getAttribute("data-id");
+  const item = chat.locator(`#transcript > [data-id="${itemId}"]`);
+  const actions = item.locator(".prompt-actions");
+  await until("the prompt's actions", () => actions.count(), 10_000);
+  const labels = (await actions.locator("button.prompt-action").allInnerTexts()).map(flat);
+  if (JSON.stringify(labels) !== JSON.stringify(["Rewind to here", "Edit and resend"])) fail(`the prompt's actions are ${JSON.stringify(labels)}`);
+  const opacity = () => actions.evaluate((el) => getComputedStyle(el).opacity);
+  await chat.locator("textarea#prompt").hover();
+  const away = await opacity();
+  if (away !== "0") fail(`the prompt's actions are shown with the pointer and focus elsewhere (opacity ${away})`);
+  await item.locator(".msg.user").hover();
+  await until("the actions shown on hover", async () => (await opacity()) === "1", 5_000);
+  // Reached and used with the keyboard: focus on "Edit and resend", Enter.
+  const edit = actions.locator('button.prompt-action[data-action="edit"]');
+  await edit.focus();
+  await chat.page().keyboard.press("Enter");
+  const editor = item.locator("textarea.edit-text");
+  await until("the prompt's editor", () => editor.isVisible(), 5_000);
+  const before = await editor.inputValue();
+  if (before !== REWIND.prompt) fail(`the editor holds "${before}", not the prompt`);
+  await editor.fill(REWIND.edited);
+  await wb.shot("16-edit-prompt.png");
+  await item.locator("button.edit-send").click();
+  log(`sent the edited prompt "${REWIND.edited}"`);
+
+  // Heron shows what the restore does, in the chat (the card with the diff) and in its question.
+  const restoreCard = chat.locator(".tool", { hasText: REWIND.restoreTitle }).last();
+  await until("the restore preview's card in the chat", () => restoreCard.count(), 30_000);
+  const dialog = wb.dialog();
+  await until("the restore question", () => dialog.isVisible(), 30_000);
+  const buttons = (await dialog.locator(".dialog-buttons .monaco-button").allInnerTexts()).map((b) => b.trim());
+  if (!buttons.includes(REWIND.restoreButton)) fail(`the restore question has no "${REWIND.restoreButton}": ${JSON.stringify(buttons)}`);
+  const question = flat(await dialog.innerText());
+  if (!question.includes(REWIND.restoreTitle)) fail(`the question does not say what it restores: "${question}"`);
+  const preview = await restoreCard.locator(".diff").innerText();
+  if (!preview.includes("-def farewell(name: str) -> str:")) fail(`the restore preview's diff does not take farewell() away: "${flat(preview)}"`);
+  await wb.statusBarUntil(/approval needed/i, '"approval needed" during the restore question', 10_000);
+  if (readFileSync(HELLO_PATH, "utf8") !== HELLO_FAREWELL) fail(`${HELLO_PATH} changed before "${REWIND.restoreButton}"`);
+  if ((await chat.locator(".msg.user", { hasText: REWIND.edited }).count()) === 0) fail("the edited prompt is not in the chat");
+  await wb.page.waitForTimeout(300);
+  await wb.shot("17-restore-preview.png");
+  await dialog.getByRole("button", { name: REWIND.restoreButton, exact: true }).click({ timeout: 10_000 });
+  log(`clicked "${REWIND.restoreButton}"`);
+
+  // The new prompt and its answer, instead of the old ones; the file as the restore and the new turn left it.
+  await until(`the answer "${REWIND.editedAnswer}"`, () => chat.locator(".msg.agent", { hasText: REWIND.editedAnswer }).count(), 60_000);
+  await turnEnded(wb, chat, "accept-edits");
+  if ((await chat.locator(".msg.user", { hasText: REWIND.prompt }).count()) > 0) fail("the old prompt is still in the chat");
+  if ((await chat.locator(".msg.agent", { hasText: REWIND.answer }).count()) > 0) fail("the old prompt's answer is still in the chat");
+  const users = (await chat.locator(".msg.user").allInnerTexts()).map(flat);
+  if (users.at(-1) !== REWIND.edited) fail(`the last prompt in the chat is "${users.at(-1)}"`);
+  await until(`${HELLO_PATH} restored, then given its docstring`, () => readFileSync(HELLO_PATH, "utf8") === HELLO_DOCSTRING, 10_000).catch(() =>
+    fail(`${HELLO_PATH} is not as the restore and the new turn left it:\n${readFileSync(HELLO_PATH, "utf8")}`),
+  );
+  await toolCard(chat, REWIND.restoreTitle);
+  // The new prompt has its own id now: its actions are there again.
+  await until("the new prompt's actions", () => promptItem(chat, REWIND.edited).locator("button.prompt-action").count(), 10_000);
+  seen.rewind = { actions: labels, hiddenAway: away, dialog: buttons, prompts: users };
+  await wb.shot("18-edited.png");
+}
+
 async function main(wb) {
   log(`open ${URL}`);
   await wb.page.goto(URL, { waitUntil: "domcontentloaded", timeout: 60_000 });
@@ -382,6 +475,7 @@ async function main(wb) {
   await step("stop a streaming reply", () => stopMidStream(wb, chat));
   const reloaded = await step("reload, then load the session from the picker", () => reloadAndLoad(wb));
   await step("the agent crashes, the next prompt starts it again", () => agentCrashes(wb, reloaded));
+  await step("edit and resend a prompt whose turn edited a file", () => editAndResend(wb, reloaded));
   writeFileSync(join(ARTIFACTS, "result.json"), `${JSON.stringify({ passed: true, ...seen }, null, 2)}\n`);
 }
 

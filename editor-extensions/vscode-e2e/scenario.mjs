@@ -59,6 +59,26 @@ export const STREAM = {
   start: "Once upon a time a heron stood in a river, waiting.",
   end: "THE END of the story.",
 };
+/**
+ * "Edit and resend": a prompt whose turn edits src/hello.py (it adds farewell()), then that prompt
+ * edited and sent again. Heron restores the file first (asking, with a preview), then the new
+ * prompt's turn makes its own edit: the file ends with the docstring and without farewell().
+ */
+export const REWIND = {
+  prompt: "Please add a farewell function to src/hello.py.",
+  answer: "Added farewell() to src/hello.py.",
+  edited: "Please give welcome a docstring in src/hello.py.",
+  editedAnswer: "Gave welcome() a docstring.",
+  restoreTitle: "Restore the workspace to checkpoint",
+  restoreButton: "Restore these files",
+};
+const FAREWELL = 'def farewell(name: str) -> str:\n    return f"Goodbye, {name}!"\n\n\n';
+const DOCSTRING = '    """Greet someone by name."""\n';
+/** src/hello.py once the first prompt's turn has added farewell(). */
+export const HELLO_FAREWELL = HELLO_AFTER.replace('if __name__ == "__main__":', `${FAREWELL}if __name__ == "__main__":`);
+/** src/hello.py once the restore has taken farewell() away and the edited prompt's turn added the docstring. */
+export const HELLO_DOCSTRING = HELLO_AFTER.replace("def welcome(name: str) -> str:\n", `def welcome(name: str) -> str:\n${DOCSTRING}`);
+
 /** The session's title in the session picker: Heron titles a session with its first prompt. */
 export const SESSION_TITLE = READ.prompt;
 
@@ -113,6 +133,22 @@ export function modelScript() {
       {
         match: "with the calculator",
         replies: [[call(`mcp__${MCP.server}__add`, { a: 2, b: 3 })], [text(MCP.answer)]],
+      },
+      {
+        match: "add a farewell function",
+        replies: [
+          [call("read_file", { path: "src/hello.py" })],
+          [call("edit_file", { path: "src/hello.py", edits: [{ old_string: 'if __name__ == "__main__":', new_string: `${FAREWELL}if __name__ == "__main__":` }] })],
+          [text(REWIND.answer)],
+        ],
+      },
+      {
+        match: "give welcome a docstring",
+        replies: [
+          [call("read_file", { path: "src/hello.py" })],
+          [call("edit_file", { path: "src/hello.py", edits: [{ old_string: "def welcome(name: str) -> str:\n", new_string: `def welcome(name: str) -> str:\n${DOCSTRING}` }] })],
+          [text(REWIND.editedAnswer)],
+        ],
       },
       {
         match: "long story",
