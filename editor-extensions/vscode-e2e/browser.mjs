@@ -5,7 +5,8 @@
 // from the chat's picker; a streaming reply stopped half-way; then the window reloads and the
 // session comes back from the session picker with its history; the agent is killed and comes
 // back; last, a prompt whose turn edited a file is edited and sent again ("Edit and resend"): the
-// file is restored (previewed and asked first) and the new prompt's answer replaces the old one.
+// file is restored (previewed and asked first) and the new prompt's answer replaces the old one;
+// then "Rewind to here" takes that prompt out again and puts its text back in the prompt box.
 // Each step asserts on the DOM and leaves a screenshot in the artifacts folder. Started by run.sh.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -462,6 +463,28 @@ async function editAndResend(wb, chat) {
   await wb.shot("18-edited.png");
 }
 
+async function rewindToHere(wb, chat) {
+  const item = promptItem(chat, REWIND.edited);
+  await item.locator(".msg.user").hover();
+  await item.locator('button.prompt-action[data-action="rewind"]').click();
+  log('clicked "Rewind to here"');
+  const dialog = wb.dialog();
+  await until("the restore question", () => dialog.isVisible(), 30_000);
+  if (readFileSync(HELLO_PATH, "utf8") !== HELLO_DOCSTRING) fail(`${HELLO_PATH} changed before "${REWIND.restoreButton}"`);
+  await dialog.getByRole("button", { name: REWIND.restoreButton, exact: true }).click({ timeout: 10_000 });
+  // The prompt and its answer leave the chat; its text is back in the prompt box; the file as before it.
+  const notice = chat.locator(".notice", { hasText: "Rewound." });
+  await until('the "Rewound." notice', () => notice.count(), 30_000);
+  await turnEnded(wb, chat, "accept-edits");
+  if ((await chat.locator(".msg.user", { hasText: REWIND.edited }).count()) > 0) fail("the rewound prompt is still in the chat");
+  if ((await chat.locator(".msg.agent", { hasText: REWIND.editedAnswer }).count()) > 0) fail("the rewound prompt's answer is still in the chat");
+  const box = await chat.locator("textarea#prompt").inputValue();
+  if (box !== REWIND.edited) fail(`the prompt box holds "${box}", not the rewound prompt`);
+  await until(`${HELLO_PATH} as it was before the prompt`, () => readFileSync(HELLO_PATH, "utf8") === HELLO_AFTER, 10_000);
+  seen.rewoundToHere = { notice: flat(await notice.last().innerText()), promptBox: box };
+  await wb.shot("19-rewound.png");
+}
+
 async function main(wb) {
   log(`open ${URL}`);
   await wb.page.goto(URL, { waitUntil: "domcontentloaded", timeout: 60_000 });
@@ -476,6 +499,7 @@ async function main(wb) {
   const reloaded = await step("reload, then load the session from the picker", () => reloadAndLoad(wb));
   await step("the agent crashes, the next prompt starts it again", () => agentCrashes(wb, reloaded));
   await step("edit and resend a prompt whose turn edited a file", () => editAndResend(wb, reloaded));
+  await step("rewind to here", () => rewindToHere(wb, reloaded));
   writeFileSync(join(ARTIFACTS, "result.json"), `${JSON.stringify({ passed: true, ...seen }, null, 2)}\n`);
 }
 
