@@ -20,7 +20,7 @@ from tests.support.raw import RawAgent
 from tests.support.sandbox import END_TO_END_SANDBOX
 from tests.support.scripted_model import scripted
 from tests.support.session_load import reopen
-from tests.support.updates import text_of
+from tests.support.updates import a_message_chunk, text_of
 
 pytestmark = END_TO_END_SANDBOX
 
@@ -172,31 +172,20 @@ def test_a_fork_from_a_message_starts_with_the_conversation_up_to_there(
 ) -> None:
     with FakeEditor(env, terminal=False) as editor:
         session_id, states = three_prompts(editor, fake, workspace)
-        forked = editor.request(
-            "session/fork",
-            {
-                "sessionId": session_id,
-                "cwd": str(workspace),
-                "mcpServers": [],
-                "_meta": {"heron": {"toMessageId": "p2"}},
-            },
-        )["result"]["sessionId"]
+
+        def fork(at: str) -> dict[str, Any]:
+            meta = {"heron": {"toMessageId": at}}
+            params = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
+            return editor.request("session/fork", {**params, "_meta": meta})
+
+        forked = fork("p2")["result"]["sessionId"]
         editor.drain(quiet=0.2)
         fake.enqueue(Reply((Text("did delta"),)))
         editor.prompt(forked, "delta")
         sent = user_texts(fake.requests[-1].body)
         assert "alpha" in sent and "bravo" not in sent and "charlie" not in sent
         assert files(workspace) == states[3]  # a fork leaves the files alone
-        missing = editor.request(
-            "session/fork",
-            {
-                "sessionId": session_id,
-                "cwd": str(workspace),
-                "mcpServers": [],
-                "_meta": {"heron": {"toMessageId": "nope"}},
-            },
-        )
-        assert missing["error"]["code"] == -32602
+        assert fork("nope")["error"]["code"] == -32602
 
 
 def test_a_declined_restore_changes_nothing(
@@ -222,14 +211,7 @@ def test_rewind_during_a_turn_is_refused(
 ) -> None:
     env = scripted(agent_env, tmp_path, [{"text": "working"}, {"sleep": 30}])
     with RawAgent(env) as agent:
-        session_id = agent.turn_under_way(
-            workspace,
-            "go",
-            request_id="p",
-            started=lambda m: (
-                m.get("params", {}).get("update", {}).get("sessionUpdate") == "agent_message_chunk"
-            ),
-        )
+        session_id = agent.turn_under_way(workspace, "go", request_id="p", started=a_message_chunk)
         refused = agent.request("session/rewind", {"sessionId": session_id, "toMessageId": "x"})
         assert refused["error"]["code"] == -32001, refused
         assert "A prompt is running" in refused["error"]["message"]

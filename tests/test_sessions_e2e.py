@@ -17,6 +17,7 @@ from tests.support.fake_llm import FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
 from tests.support.scripted_model import call, scripted
 from tests.support.session_load import load, reopen, updates_before
+from tests.support.updates import a_message_chunk
 
 REPLAYED = (
     "user_message_chunk",
@@ -37,13 +38,6 @@ def folded(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
         builder.feed(update)
     stored = [json.dumps(item) for item in builder.drain(finished=True)]
     return [json.loads(item) for item in replay(stored)]
-
-
-def a_message_chunk(message: dict[str, Any]) -> bool:
-    return (
-        message.get("method") == "session/update"
-        and message["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-    )
 
 
 def wait_for_first_chunk(agent: RawAgent) -> None:

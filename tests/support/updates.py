@@ -28,3 +28,11 @@ def tool_updates(updates: list[Update], name: str | None = None) -> dict[str, li
 def final(updates: list[Update]) -> Update:
     """One tool call's last update that finished it (completed or failed)."""
     return next(u for u in reversed(updates) if u.get("status") in ("completed", "failed"))
+
+
+def a_message_chunk(message: dict[str, Any]) -> bool:
+    """Is this message an agent_message_chunk update (a turn under way)?"""
+    return (
+        message.get("method") == "session/update"
+        and message["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+    )
