@@ -3,7 +3,7 @@
 import { stat } from "node:fs/promises";
 import * as vscode from "vscode";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
-import { diffChoices, findDiff, isAllowed, outcomeFor, plainChoices, type PermissionChoice } from "./permissions";
+import { diffChoices, diffCount, findDiff, isAllowed, outcomeFor, plainChoices, reviewDetail, type PermissionChoice } from "./permissions";
 import type { PermissionPrompter } from "./session";
 
 export const PROPOSAL_SCHEME = "heron-proposal";
@@ -105,7 +105,7 @@ export class VscodePermissionPrompter implements PermissionPrompter {
       const picked = await untilAborted(
         vscode.window.showInformationMessage(
           `Heron: ${title}`,
-          { modal: true, detail: `Review the proposed edit to ${vscode.workspace.asRelativePath(diff.path)} in the diff editor.` },
+          { modal: true, detail: reviewDetail(vscode.workspace.asRelativePath(diff.path), diffCount(params.toolCall)) },
           ...choices.map((c) => c.label),
         ),
         signal,

@@ -128,3 +128,14 @@ export function findDiff(toolCall: ToolCallUpdate): Diff | undefined {
   }
   return undefined;
 }
+
+/** How many files the tool call's diffs change (a restore may change several). */
+export function diffCount(toolCall: ToolCallUpdate): number {
+  return (toolCall.content ?? []).filter((content) => content.type === "diff").length;
+}
+
+/** What the review dialog says: the diff editor shows the first file; the chat's card shows them all. */
+export function reviewDetail(path: string, files: number): string {
+  const first = `Review the proposed edit to ${path} in the diff editor.`;
+  return files > 1 ? `${first} It changes ${files} files: the chat's card shows each one's diff.` : first;
+}

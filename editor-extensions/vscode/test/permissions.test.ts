@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { beforeEach, test } from "node:test";
 import type { PermissionOption, RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { PROPOSAL_SCHEME, ProposalProvider, VscodePermissionPrompter } from "../src/permissionPrompt";
-import { diffChoices, outcomeFor } from "../src/permissions";
+import { diffChoices, diffCount, outcomeFor, reviewDetail } from "../src/permissions";
 import { stub, Uri, workspace } from "./vscodeStub";
 
 const OPTIONS: PermissionOption[] = [
@@ -189,4 +189,13 @@ test("applying a reviewed edit (once or always) reports its path; rejecting, dis
   await ask("Apply");
   await ask("Always allow edits");
   assert.deepEqual(applied, [path, path]);
+});
+
+test("the review dialog says when the diff editor shows one of several files (a restore)", () => {
+  const diff = (path: string) => ({ type: "diff" as const, path, oldText: "a\n", newText: "b\n" });
+  const restore = { toolCallId: "restore-1", title: "Restore the workspace to checkpoint 2", content: [diff("/w/a.py"), diff("/w/b.py"), { type: "content" as const, content: { type: "text" as const, text: "restore a.py, b.py" } }] };
+  assert.equal(diffCount(restore), 2);
+  assert.equal(diffCount({ toolCallId: "t" }), 0);
+  assert.equal(reviewDetail("a.py", 1), "Review the proposed edit to a.py in the diff editor.");
+  assert.equal(reviewDetail("a.py", 2), "Review the proposed edit to a.py in the diff editor. It changes 2 files: the chat's card shows each one's diff.");
 });
