@@ -97,7 +97,7 @@ def run_acp(*, model: str | None = None) -> int:
 
     in_fd, out_fd = claim_stdio()  # first: nothing may reach the protocol stream but ACP
     config = ConfigWatch(model=model)  # a bad config.toml: served without it, sessions say why
-    opening = open_connection(in_fd, out_fd, config.settings)
+    opening = open_connection(in_fd, out_fd, config.settings, problem=config.problem)
     if opening.stops and opening.greeting is None:  # stopped before the editor said a thing
         return 0
     from acp_server.server import serve  # the event loop and the rest, once initialize is answered

@@ -7,10 +7,17 @@ needs none of that: the settings and ``handlers.greeting``. So ``heron acp`` rea
 line with a blocking read and answers it at once; the server is loaded afterwards and begins
 with what was read beyond that line.
 
-Only a plain, well-formed ``initialize`` request that ``greet`` accepts is answered here: an
-integer id, no escapes or lone surrogates to clean, nothing nested too deep. Anything else is
-left to the server, whole, which answers it as it answers any message: the protocol's errors
-have one home.
+An editor that opens a session at start sends ``session/new`` the moment ``initialize`` is
+answered, and the server's load would hold it up. So the front door waits a moment longer
+(``NEXT_LINE_WAIT_S``) for the next line, and answers a ``session/new`` too: its answer follows
+from the settings alone (``handlers.session_setup``); the server builds, stores and opens the
+session before it reads anything else (``Opening.opened``). A line that is not one, or none in
+that moment, is the server's.
+
+Only a plain, well-formed request that the front door can answer whole is answered here: an
+integer id, no escapes or lone surrogates to clean, nothing nested too deep, valid params, a
+configuration without problems. Anything else is left to the server, whole, which answers it as
+it answers any message: the protocol's errors have one home.
 
 A stop signal (SIGTERM, SIGINT, SIGHUP) while the first line is awaited ends the process: there
 is nothing to stop yet. One that comes after, while the server loads, is held until the server's
@@ -24,8 +31,9 @@ import json
 import os
 import select
 import signal
-from collections.abc import Generator
-from typing import NamedTuple
+import time
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from acp_server.handlers.client import ClientInfo
 from acp_server.handlers.greeting import greet
@@ -40,8 +48,13 @@ from acp_server.jsonrpc.values import (
     not_a_json_constant,
 )
 from agent_core.config import Settings
+from agent_core.errors import HeronError
+
+if TYPE_CHECKING:  # what answering session/new needs loads only when one comes
+    from acp_server.session_parts import SessionSetup
 
 FIRST_LINE_LIMIT = 1024 * 1024  # an initialize request is a few hundred bytes
+NEXT_LINE_WAIT_S = 0.05  # how long a session/new sent at once may take to arrive
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # what the server stops on too
 
 
@@ -53,24 +66,36 @@ class Greeting(NamedTuple):
     answer: bytes  # the response frame, without its newline
 
 
+class Opened(NamedTuple):
+    """A ``session/new`` the front door answered: the session to build, and both frames."""
+
+    setup: SessionSetup
+    request: bytes
+    answer: bytes
+
+
 class Opening(NamedTuple):
     """How the connection began: the input read that the server has yet to handle, the stop
     signals received so far (the list grows until the server's own handlers replace the front
-    door's), and the ``initialize`` answered here (if it was)."""
+    door's), the ``initialize`` answered here (if it was), and the ``session/new`` (if one was)."""
 
     unread: bytes
     stops: list[signal.Signals]
     greeting: Greeting | None = None
+    opened: Opened | None = None
 
 
 class _Stopped(Exception):
     """A stop signal arrived while the front door waited for the first line."""
 
 
-def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening:
-    """Read the first line and answer it if it is ``initialize``. Blocks until a line or the end
-    of the input arrives, or a stop signal (then ``stops`` is not empty and nothing was
-    answered)."""
+def open_connection(
+    in_fd: int, out_fd: int, settings: Settings, *, problem: str | None = None
+) -> Opening:
+    """Read the first line and answer it if it is ``initialize``; then a ``session/new`` that
+    follows at once. Blocks until a line or the end of the input arrives, or a stop signal (then
+    ``stops`` is not empty and nothing was answered). ``problem``: what is wrong with the
+    configuration (sessions are then left to the server, which says it)."""
     stops: list[signal.Signals] = []
     reading = True
 
@@ -79,22 +104,35 @@ def open_connection(in_fd: int, out_fd: int, settings: Settings) -> Opening:
         if reading:
             raise _Stopped
 
-    try:
-        for number in STOP_SIGNALS:
-            signal.signal(number, stop)  # replaced by the server's handlers once it runs
-        with _signal_wakeup() as wakeup:
+    with _signal_wakeup() as wakeup:
+        try:
+            for number in STOP_SIGNALS:
+                signal.signal(number, stop)  # replaced by the server's handlers once it runs
             read = _first_line(in_fd, wakeup)
-    except _Stopped:
-        return Opening(b"", stops)
-    finally:
-        reading = False  # from now on a stop is held for the server
-    line, newline, rest = read.partition(b"\n")
-    greeting = _answer(line, settings) if newline else None
-    if greeting is None:
-        return Opening(read, stops)
+        except _Stopped:
+            return Opening(b"", stops)
+        finally:
+            reading = False  # from now on a stop is held for the server
+        line, newline, rest = read.partition(b"\n")
+        greeting = _answer(line, settings) if newline else None
+        if greeting is None:
+            return Opening(read, stops)
+        _send(out_fd, greeting.answer)
+        if problem is not None:
+            return Opening(rest, stops, greeting)
+        if b"\n" not in rest:
+            rest += _first_line(in_fd, wakeup, wait=NEXT_LINE_WAIT_S, stops=stops)
+    line, newline, after = rest.partition(b"\n")
+    opened = _open_session(line, settings) if newline and not stops else None
+    if opened is None:
+        return Opening(rest, stops, greeting)
+    _send(out_fd, opened.answer)
+    return Opening(after, stops, greeting, opened)
+
+
+def _send(out_fd: int, frame: bytes) -> None:
     with contextlib.suppress(OSError):  # the editor is gone: the server finds out and ends
-        write_blocking(out_fd, greeting.answer + b"\n")
-    return Opening(rest, stops, greeting)
+        write_blocking(out_fd, frame + b"\n")
 
 
 @contextlib.contextmanager
@@ -113,15 +151,24 @@ def _signal_wakeup() -> Generator[int]:
         os.close(wake_in)
 
 
-def _first_line(in_fd: int, wakeup: int) -> bytes:
+def _first_line(
+    in_fd: int, wakeup: int, *, wait: float | None = None, stops: Sequence[object] = ()
+) -> bytes:
     """Input up to and including the first newline (and whatever came with it), or all of it
     when it ends first or grows past ``FIRST_LINE_LIMIT``. A byte on ``wakeup`` means a signal
-    came: its handler runs before the next wait (and a stop's ends the reading)."""
+    came: its handler runs before the next wait (and a stop's ends the reading, by raising or
+    by growing ``stops``). ``wait``: give up after that many seconds (None: never)."""
     chunks: list[bytes] = []
     size = 0
-    while size <= FIRST_LINE_LIMIT:
+    deadline = None if wait is None else time.monotonic() + wait
+    while size <= FIRST_LINE_LIMIT and not stops:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            break
         try:
-            ready, _, _ = select.select([in_fd, wakeup], [], [])
+            ready, _, _ = select.select([in_fd, wakeup], [], [], left)
+            if not ready:
+                break
             if in_fd not in ready:
                 os.read(wakeup, 64)
                 continue
@@ -140,6 +187,35 @@ def _first_line(in_fd: int, wakeup: int) -> bytes:
 def _answer(line: bytes, settings: Settings) -> Greeting | None:
     """The answered greeting, when ``line`` is an ``initialize`` request the front door may
     answer; None leaves it to the server."""
+    message = _request(line, "initialize")
+    if message is None:
+        return None
+    try:
+        client, result = greet(message.get("params"), settings)
+    except RpcError:
+        return None
+    return Greeting(client, line, _result(message, result))
+
+
+def _open_session(line: bytes, settings: Settings) -> Opened | None:
+    """The answered ``session/new``, when ``line`` is one the front door may answer (valid
+    params, a model with credentials); None leaves it to the server."""
+    from acp_server.handlers.session_setup import fresh_options, new_setup, opening_result
+
+    message = _request(line, "session/new")
+    request = as_object(message.get("params")) if message is not None else None
+    if message is None or request is None or not settings.has_credentials():
+        return None
+    try:
+        setup = new_setup(request)
+        options = fresh_options(settings, setup)
+    except (RpcError, HeronError):
+        return None
+    return Opened(setup, line, _result(message, opening_result(setup.session_id, options)))
+
+
+def _request(line: bytes, method: str) -> dict[str, Any] | None:
+    """``line`` as a plain request for ``method`` with an integer id, or None."""
     if may_hold_lone_surrogates(line):
         return None
     try:
@@ -148,15 +224,14 @@ def _answer(line: bytes, settings: Settings) -> Greeting | None:
         return None
     if message is None or deeper_than(message, MAX_NESTING):
         return None
-    request_id = message.get("id")
     if (
         message.get("jsonrpc") != "2.0"
-        or message.get("method") != "initialize"
-        or type(request_id) is not int
+        or message.get("method") != method
+        or type(message.get("id")) is not int
     ):
         return None
-    try:
-        client, result = greet(message.get("params"), settings)
-    except RpcError:
-        return None
-    return Greeting(client, line, encode({"jsonrpc": "2.0", "id": request_id, "result": result}))
+    return message
+
+
+def _result(request: dict[str, Any], result: Any) -> bytes:
+    return encode({"jsonrpc": "2.0", "id": request["id"], "result": result})

@@ -14,6 +14,7 @@ import anyio
 from acp_server.front_door import STOP_SIGNALS, Opening
 from acp_server.handlers.client import ClientInfo
 from acp_server.handlers.router import AcpRouter
+from acp_server.handlers.sessions import adopt_new_session
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import SHUTDOWN_GRACE_S, Connection
 from acp_server.jsonrpc.transport import StdioTransport
@@ -32,9 +33,11 @@ def serve(in_fd: int, out_fd: int, config: ConfigWatch, opening: Opening) -> int
     setup_logging(settings.log_dir, settings.log_level, trace=trace, redact=redact)
     if config.problem is not None:
         log.error("%s", config.problem)
-    if trace and opening.greeting is not None:
-        trace_message("recv", opening.greeting.request)
-        trace_message("send", opening.greeting.answer)
+    if trace:
+        for answered in (opening.greeting, opening.opened):
+            if answered is not None:
+                trace_message("recv", answered.request)
+                trace_message("send", answered.answer)
     transport = StdioTransport(in_fd, out_fd, already_read=opening.unread)
     return _serve(transport, config, redact, opening, trace=trace)
 
@@ -123,6 +126,8 @@ async def _serve_with_background(
         background.start_soon(state.run_once, "probe", state.probe)  # while stdin is read
         if opening.greeting is not None:  # what the server's `initialize` starts once answered
             background.start_soon(state.run_once, "preload", state.preload)
+        if opening.opened is not None:  # answered already: built before the next line is read
+            await adopt_new_session(state, opening.opened.setup)
         await connection.serve(router)
         background.cancel_scope.cancel()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_server.handlers.client import ClientInfo
+from acp_server.handlers.session_setup import first_thought_level
 from acp_server.handlers.state import SessionFactory
 from acp_server.jsonrpc.connection import Connection
 from acp_server.session import Session
@@ -127,7 +128,7 @@ class _SessionWiring:
         self.choice = ModelChoice(
             spec,
             create_model(spec, settings),
-            restored.thought_level or _thought(settings),
+            restored.thought_level or first_thought_level(settings),
             settings.credentials(spec),
         )
         self.permissions = Permissions(
@@ -352,7 +353,3 @@ class _SessionWiring:
         )
         agent.meter = ContextMeter(self.restored.usage)  # a stored session's spend goes on
         return agent
-
-
-def _thought(settings: Settings) -> str:
-    return settings.reasoning_effort or "default"

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from acp_server.front_door import FIRST_LINE_LIMIT, open_connection
+from acp_server.front_door import FIRST_LINE_LIMIT, NEXT_LINE_WAIT_S, open_connection
 from acp_server.handlers.greeting import greet
-from agent_core.config import Settings
+from agent_core.config import Settings, load_settings
 from tests.support.raw import RawAgent
 
 PARAMS = {
@@ -217,3 +217,96 @@ def test_a_stop_while_the_server_loads_is_held_and_obeyed(
     assert b"Traceback" not in agent.stderr
     log = (heron_home / "logs" / "heron.log").read_text()
     assert f"{stop.name}: shutting down" in log  # the server's own way out
+
+
+def new_session_line(cwd: Path, request_id: int = 1) -> bytes:
+    params = {"cwd": str(cwd), "mcpServers": []}
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "session/new", "params": params}
+    return json.dumps(message).encode() + b"\n"
+
+
+def test_a_session_new_sent_at_once_is_answered_from_the_settings(
+    pipes: tuple[int, int, int, int], agent_env: dict[str, str], workspace: Path
+) -> None:
+    from acp_server.handlers.session_setup import fresh_options, opening_result
+
+    settings = load_settings(agent_env)
+    new, then = new_session_line(workspace), b'{"jsonrpc":"2.0","id":2,"method":"x"}\n'
+    opening = opened(pipes, json.dumps(INITIALIZE).encode() + b"\n" + new + then, settings)
+    _, session = written(pipes).splitlines()
+    assert opening.greeting is not None and opening.opened is not None
+    setup = opening.opened.setup
+    assert setup.cwd == workspace.resolve() and setup.mcp_servers == ()
+    expected = opening_result(setup.session_id, fresh_options(settings, setup))
+    assert json.loads(session) == {"jsonrpc": "2.0", "id": 1, "result": expected}
+    assert opening.opened.request == new.rstrip(b"\n") and opening.unread == then
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "missing",  # cwd does not exist: the server says so
+        "no credentials",  # the server asks for them
+        "string id",
+        "not a session/new",
+    ],
+)
+def test_a_session_new_the_front_door_cannot_answer_whole_is_the_servers(
+    pipes: tuple[int, int, int, int],
+    agent_env: dict[str, str],
+    heron_home: Path,
+    workspace: Path,
+    second: str,
+) -> None:
+    settings = load_settings(agent_env)
+    line = new_session_line(workspace)
+    if second == "missing":
+        line = new_session_line(workspace / "missing")
+    elif second == "no credentials":
+        settings = Settings(home=heron_home, model="anthropic:claude-sonnet-4-5")
+    elif second == "string id":
+        line = line.replace(b'"id": 1', b'"id": "1"')
+    else:
+        line = line.replace(b"session/new", b"session/load")
+    opening = opened(pipes, json.dumps(INITIALIZE).encode() + b"\n" + line, settings)
+    assert opening.opened is None and opening.unread == line
+    assert written(pipes).count(b"\n") == 1  # initialize's answer alone
+
+
+def test_a_session_new_that_does_not_come_at_once_is_left_to_the_server(
+    pipes: tuple[int, int, int, int], agent_env: dict[str, str]
+) -> None:
+    agent_in, editor_out, agent_out, _ = pipes
+    os.write(editor_out, json.dumps(INITIALIZE).encode() + b"\n")
+    started = time.monotonic()
+    opening = open_connection(agent_in, agent_out, load_settings(agent_env))
+    assert opening.greeting is not None and opening.opened is None and opening.unread == b""
+    assert time.monotonic() - started >= NEXT_LINE_WAIT_S  # it waited that long, no more
+
+
+def test_a_real_agent_opens_the_same_session_from_the_front_door_and_from_the_server(
+    agent_env: dict[str, str], workspace: Path, heron_home: Path
+) -> None:
+    """A session/new sent at once is the front door's: the same answer as the server's, then the
+    session is built, stored and announced, and takes prompts."""
+    agent_env["HERON_TRACE"] = "1"
+    with RawAgent(agent_env) as agent:
+        agent.send(INITIALIZE)
+        agent.send_raw(new_session_line(workspace, 5))  # at once, without waiting
+        early = agent.wait_for(lambda m: m.get("id") == 5)["result"]
+        later = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})["result"]
+        assert {**early, "sessionId": ""} == {**later, "sessionId": ""}
+        announced = agent.wait_for(
+            lambda m: (
+                m.get("method") == "session/update"
+                and m["params"]["sessionId"] == early["sessionId"]
+                and m["params"]["update"]["sessionUpdate"] == "available_commands_update"
+            )
+        )
+        assert announced
+        listed = agent.request("session/list", {})["result"]["sessions"]
+        assert early["sessionId"] in [s["sessionId"] for s in listed]
+        stop, _ = agent.prompt(early["sessionId"], "hello")
+        assert stop == "end_turn"
+    log = (heron_home / "logs" / "heron.log").read_text()
+    assert log.count('recv {"jsonrpc": "2.0", "id": 5, "method": "session/new"') == 1

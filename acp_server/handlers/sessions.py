@@ -1,15 +1,15 @@
-"""``session/new``: validate the workspace, build the session's agent, answer fast."""
+"""``session/new``: validate the workspace, build the session's parts, answer fast; and the
+``session/new`` the front door answered, built once the server runs (``adopt_new_session``)."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
-from acp_server.bridge.modes import to_config_options, to_modes
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
 from acp_server.handlers.model_lists import refresh_model_lists
+from acp_server.handlers.session_setup import new_setup, opening_result
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
@@ -19,19 +19,28 @@ from agent_core.errors import HeronError
 
 
 async def new_session(state: ServerState, raw: Any) -> Reply:
-    request = params.as_object(raw)
-    cwd = params.directory(request.get("cwd"), "cwd")
-    extra = params.optional_list(request, "additionalDirectories")
-    setup = SessionSetup(
-        session_id=str(uuid.uuid4()),
-        cwd=cwd,
-        additional_directories=tuple(
-            params.directory(d, "additionalDirectories entry") for d in extra
-        ),
-        mcp_servers=params.mcp_servers(request),
-        system_prompt=params.system_prompt(request),
-    )
+    setup = new_setup(params.as_object(raw))
     require_credentials(state)
+    session = await _open_new(state, setup)
+    return session_reply(state, session, announce=True, with_id=True)
+
+
+async def adopt_new_session(state: ServerState, setup: SessionSetup) -> None:
+    """A ``session/new`` the front door answered (``front_door``): the session is built, stored
+    and opened now, and what follows a session's answer starts in the background
+    (``session_reply``). If it cannot be built, every request naming it is answered with why."""
+    try:
+        session = await _open_new(state, setup)
+    except RpcError as exc:
+        state.refused[setup.session_id] = exc
+        return
+    if state.background is not None:
+        state.background.start_soon(
+            session_reply(state, session, announce=True, with_id=True).after
+        )
+
+
+async def _open_new(state: ServerState, setup: SessionSetup) -> Session:
     try:
         session = state.build_session(setup, state.client, Restored())
     except HeronError as exc:
@@ -47,7 +56,7 @@ async def new_session(state: ServerState, raw: Any) -> Reply:
         thought_level=session.thought_level,
     )
     await state.store.create(record)
-    return session_reply(state, state.open(session), announce=True, with_id=True)
+    return state.open(session)
 
 
 def session_reply(state: ServerState, session: Session, *, announce: bool, with_id: bool) -> Reply:
@@ -68,10 +77,4 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         await state.run_once("wire models", state.warm_up)
         await session.warm_up()  # built now, so that a prompt finds it ready
 
-    result: dict[str, Any] = {
-        "modes": to_modes(options),
-        "configOptions": to_config_options(options),
-    }
-    if with_id:
-        result = {"sessionId": session.id, **result}
-    return Reply(result, after=after)
+    return Reply(opening_result(session.id if with_id else None, options), after=after)

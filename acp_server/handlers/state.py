@@ -40,6 +40,8 @@ class ServerState:
     background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections
     model_lists: ModelLists | None = None  # what the providers offer, for the model picker
     sessions: dict[str, Session] = field(default_factory=dict[str, Session])
+    # Sessions the front door opened that could not be built: each request naming one gets why.
+    refused: dict[str, RpcError] = field(default_factory=dict[str, RpcError])
     _runs: dict[str, anyio.Event] = field(default_factory=dict[str, anyio.Event])
 
     @property
@@ -76,6 +78,8 @@ class ServerState:
     def session(self, session_id: Any) -> Session:
         session = self.sessions.get(session_id) if isinstance(session_id, str) else None
         if session is None:
+            if isinstance(session_id, str) and session_id in self.refused:
+                raise self.refused[session_id]
             if (parent := self.parent_of(session_id)) is not None:
                 raise RpcError.invalid_params(
                     f"{session_id!r} is a subagent's session, inside session {parent.id!r}: "
