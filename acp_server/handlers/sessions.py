@@ -34,10 +34,13 @@ async def adopt_new_session(state: ServerState, setup: SessionSetup) -> None:
     except RpcError as exc:
         state.refused[setup.session_id] = exc
         return
+    after = session_reply(state, session, announce=True, with_id=True).after
+
+    async def follow() -> None:
+        await after()
+
     if state.background is not None:
-        state.background.start_soon(
-            session_reply(state, session, announce=True, with_id=True).after
-        )
+        state.background.start_soon(follow)
 
 
 async def _open_new(state: ServerState, setup: SessionSetup) -> Session:
