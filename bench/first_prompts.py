@@ -8,6 +8,8 @@ and how long other requests wait while that first prompt loads what it needs.
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +21,10 @@ from tests.support.raw import RawAgent
 
 SAMPLES = 15  # a ratio of two ~6 ms figures: enough of them that the noise averages out
 PAUSE = 0.3  # seconds between an answer and the next prompt (a process that idles is slower)
+IDLE_MB = {"anthropic": 89, "openai": 63, "openai-chat": 63}  # the provider's SDK loaded
+SDKS = {"anthropic": "anthropic", "openai": "openai", "openai-chat": "openai"}
+IMPORTS = 5  # fresh interpreters timing the SDK's import, for its median
+SETTLED = 1.0  # seconds between `session/new` answering and a prompt sent once it has settled
 PROBES = 75  # requests sent while a first prompt loads: 1.5 s and more
 MODELS = {
     "anthropic": "anthropic:claude-bench",
@@ -53,6 +59,30 @@ def longest_wait(agent: RawAgent, fake: FakeLLM, session_id: str) -> float:
     return max(waits)
 
 
+def sdk_import_s(module: str) -> float:
+    """Seconds a fresh interpreter takes to import ``module``: the median of IMPORTS."""
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    runs = [
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout)
+        for _ in range(IMPORTS)
+    ]
+    return statistics.median(runs)
+
+
+def settled_over_later(
+    run_env: dict[str, str], workspace: Path, agent: Sequence[str], fake: FakeLLM
+) -> tuple[float, float]:
+    """(a prompt sent SETTLED s after `session/new` in a fresh process, a later prompt's) agent
+    time, in seconds."""
+    with RawAgent(run_env, check_schema=False, command=agent) as fresh:
+        fresh.initialize()
+        session_id = fresh.new_session(workspace)
+        time.sleep(SETTLED)
+        settled = agent_time(fresh, fake, session_id)
+        time.sleep(PAUSE)
+        return settled, agent_time(fresh, fake, session_id)
+
+
 def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[Figure]:
     figures: list[Figure] = []
     for provider, model in MODELS.items():
@@ -60,7 +90,10 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
             run_env = {**env, **fake.environment(model)}
             at_once: list[float] = []
             stalls: list[float] = []
+            settled: list[tuple[float, float]] = []
+            sdk = sdk_import_s(SDKS[provider])
             for _ in range(3):
+                settled.append(settled_over_later(run_env, workspace, agent, fake))
                 with RawAgent(run_env, check_schema=False, command=agent) as fresh:
                     fresh.initialize()
                     at_once.append(agent_time(fresh, fake, fresh.new_session(workspace)))
@@ -83,13 +116,27 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 time.sleep(1.5)  # what loads after session/new has loaded
                 rss.append(peak_rss_mb(idle.proc.pid))
         first, later = statistics.median(firsts), statistics.median(laters)
+        settled_first = statistics.median(s for s, _ in settled)
+        settled_later = statistics.median(lt for _, lt in settled)
         figures += [
             Figure(
                 f"first prompt, sent the moment `session/new` answers ({provider})",
                 statistics.median(at_once) * 1000,
                 "ms",
-                60,
-                "a fresh process; editor-observed time minus the model server's own; median of 3",
+                round(sdk * 1000 + 60, 1),
+                f"a fresh process; editor-observed time minus the model server's own; median of "
+                f"3; budget: `import {SDKS[provider]}` in a fresh interpreter, {sdk * 1000:.1f} ms "
+                f"(median of {IMPORTS}, this run), + 60 ms",
+            ),
+            Figure(
+                f"first prompt, sent {SETTLED:g} s after `session/new`, over a later one "
+                f"({provider})",
+                settled_first / settled_later,
+                "x",
+                1.2,
+                f"a fresh process; {settled_first * 1000:.1f} ms against "
+                f"{settled_later * 1000:.1f} ms (the next prompt, after {PAUSE:g} s), "
+                "editor-observed minus the model server's time; median of 3",
             ),
             Figure(
                 f"a second session's first prompt over a later one ({provider})",
@@ -113,7 +160,7 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 f"peak RSS, idle after `session/new` ({provider})",
                 statistics.median(rss),
                 "MB",
-                50,
+                IDLE_MB[provider],
                 "VmHWM 1.5 s after `session/new`, the provider's SDK loaded",
             ),
         ]
