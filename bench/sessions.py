@@ -57,16 +57,16 @@ async def _conversation(
     await store.append(session_id, messages, transcript)
 
 
-def _load(env: dict[str, str], session_id: str, workspace: Path) -> float:
-    """Spawn, initialize, wait for the server to load, then time ``session/load`` to its
-    response. The replayed updates are read as bytes, not parsed, so that the figure is the
-    agent's, not this client's."""
+def _load(env: dict[str, str], session_id: str, workspace: Path, pause: float = LOADED_S) -> float:
+    """Spawn, initialize, wait ``pause`` seconds (0: sent at once; by default the server has
+    loaded), then time ``session/load`` to its response. The replayed updates are read as
+    bytes, not parsed, so that the figure is the agent's, not this client's."""
     proc = subprocess.Popen([HERON, "acp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None
     try:
         initialize = {"protocolVersion": 1, "clientCapabilities": {}}
         call_agent(proc.stdin, proc.stdout, 1, "initialize", initialize)
-        time.sleep(LOADED_S)
+        time.sleep(pause)
         params = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
         request = {"jsonrpc": "2.0", "id": "load", "method": "session/load", "params": params}
         started = time.perf_counter()
@@ -90,10 +90,12 @@ def measure(env: dict[str, str]) -> list[Figure]:
         workspace.mkdir()
         session_id = anyio.run(_populate, home, workspace)
         env = {**env, "HERON_HOME": str(home)}
-        loads, long_loads, lists = [], [], []
+        loads, long_loads, lists, at_once, long_at_once = [], [], [], [], []
         for _ in range(SAMPLES):
             long_loads.append(_load(env, "long", workspace))
             loads.append(_load(env, session_id, workspace))
+            long_at_once.append(_load(env, "long", workspace, pause=0.0))
+            at_once.append(_load(env, session_id, workspace, pause=0.0))
             with RawAgent(env, check_schema=False) as agent:
                 agent.initialize()
                 time.sleep(LOADED_S)
@@ -117,6 +119,22 @@ def measure(env: dict[str, str]) -> list[Figure]:
             300,
             f"replays {LONG:,} updates first; median of {SAMPLES} fresh processes, each "
             f"{LOADED_S:g} s after `initialize`",
+        ),
+        Figure(
+            f"`session/load` of a {MESSAGES:,}-message session, sent at once after `initialize`",
+            statistics.median(at_once) * 1000,
+            "ms",
+            100,
+            f"to its response, every update replayed; median of {SAMPLES} fresh processes, "
+            "sent the moment `initialize` answers",
+        ),
+        Figure(
+            f"`session/load` of a {LONG:,}-message session, sent at once after `initialize`",
+            statistics.median(long_at_once) * 1000,
+            "ms",
+            300,
+            f"to its response, every update replayed; median of {SAMPLES} fresh processes, "
+            "sent the moment `initialize` answers",
         ),
         Figure(
             f"`session/list` over {SESSIONS:,} sessions (first page of 50)",
