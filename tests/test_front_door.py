@@ -310,3 +310,16 @@ def test_a_real_agent_opens_the_same_session_from_the_front_door_and_from_the_se
         assert stop == "end_turn"
     log = (heron_home / "logs" / "heron.log").read_text()
     assert log.count('recv {"jsonrpc": "2.0", "id": 5, "method": "session/new"') == 1
+
+
+def test_an_editor_gone_right_after_the_front_doors_session_new_ends_the_agent_cleanly(
+    agent_env: dict[str, str], workspace: Path
+) -> None:
+    """The session's follow-up (commands announced, history notices) finds the output closed:
+    that is the editor leaving, not a failure."""
+    for _ in range(5):
+        with RawAgent(agent_env) as agent:
+            agent.send(INITIALIZE)
+            agent.send_raw(new_session_line(workspace))
+            agent.wait_for(lambda m: m.get("id") == 1)
+            assert agent.close() == 0, agent.stderr[-2000:]

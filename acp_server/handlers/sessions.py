@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+import anyio
 
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
@@ -13,9 +16,12 @@ from acp_server.handlers.session_setup import new_setup, opening_result
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
+from acp_server.jsonrpc.transport import TransportClosed
 from acp_server.session import Session
 from acp_server.session_parts import Restored, SessionSetup
 from agent_core.errors import HeronError
+
+log = logging.getLogger("heron.acp")
 
 
 async def new_session(state: ServerState, raw: Any) -> Reply:
@@ -37,7 +43,14 @@ async def adopt_new_session(state: ServerState, setup: SessionSetup) -> None:
     after = session_reply(state, session, announce=True, with_id=True).after
 
     async def follow() -> None:
-        await after()
+        """As the connection runs a reply's follow-up: its failure is logged, never fatal, and
+        an editor gone meanwhile (the input ended at once) is no failure at all."""
+        try:
+            await after()
+        except (TransportClosed, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        except Exception:
+            log.exception("the follow-up of session %s failed", session.id)
 
     if state.background is not None:
         state.background.start_soon(follow)
