@@ -143,9 +143,14 @@ def replay(items: Sequence[str]) -> list[str]:
     """The updates that show a stored session again (each one's JSON, as it was stored), in
     order; of the plans, only the last; no usage (``last_usage`` is sent after them). Only an
     item that may be a plan or a usage is decoded to be sure: the rest go out as they are."""
-    older_plans = {n for n, item in enumerate(items) if _is(item, "plan")}
+    usage = f'"{USAGE}"'  # the cheap look first: a call per item costs ~1 us of 20,000
+    older_plans = {n for n, item in enumerate(items) if '"plan"' in item[:40] and _is(item, "plan")}
     older_plans.discard(max(older_plans, default=-1))
-    return [item for n, item in enumerate(items) if n not in older_plans and not _is(item, USAGE)]
+    return [
+        item
+        for n, item in enumerate(items)
+        if n not in older_plans and not (usage in item[:40] and _is(item, USAGE))
+    ]
 
 
 def frames(session_id: str, items: Sequence[str], *, subagents: bool) -> list[bytes]:
