@@ -67,6 +67,12 @@ def directory(value: Any, what: str) -> Path:
     return path.resolve()
 
 
+def heron_meta(params: dict[str, Any], key: str) -> Any:
+    """``_meta.heron.<key>`` of a request (Heron's own parameters), or None."""
+    meta = as_object_or_none(params.get("_meta")) or {}
+    return (as_object_or_none(meta.get("heron")) or {}).get(key)
+
+
 def system_prompt(params: dict[str, Any]) -> tuple[str, str] | None:
     """The editor's ``systemPrompt`` as (mode, text): ``append`` or ``override``, text only."""
     value = params.get("systemPrompt")

@@ -9,7 +9,7 @@ and what the restore did in ``_meta.heron.files``.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from acp_server.handlers import params
 from acp_server.handlers.state import ServerState
@@ -32,9 +32,7 @@ async def rewind_session(state: ServerState, raw: Any) -> dict[str, Any]:
 
 def restore_mode(request: dict[str, Any]) -> RestoreMode:
     """``_meta.heron.restore``: what a rewind takes back (default: the conversation)."""
-    meta = request.get("_meta")
-    heron = cast(dict[str, Any], meta).get("heron") if isinstance(meta, dict) else None
-    chosen = cast(dict[str, Any], heron).get("restore") if isinstance(heron, dict) else None
+    chosen = params.heron_meta(request, "restore")
     if chosen is None:
         return "conversation"
     for mode in RESTORE_MODES:

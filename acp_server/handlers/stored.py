@@ -85,9 +85,7 @@ async def fork_session(state: ServerState, raw: Any) -> Reply:
 def _fork_point(request: dict[str, Any]) -> str | None:
     """``_meta.heron.toMessageId``: the fork's conversation ends there, as a rewind to that
     message would leave it (``session/rewind``)."""
-    meta = params.as_object(request.get("_meta") or {})
-    heron = params.as_object(meta.get("heron") or {})
-    point = heron.get("toMessageId")
+    point = params.heron_meta(request, "toMessageId")
     if point is not None and not isinstance(point, str):
         raise RpcError.invalid_params("'_meta.heron.toMessageId' must be a message id")
     return point
