@@ -351,7 +351,7 @@ def test_background_processes_die_with_the_agent(
         editor.prompt(session_id, "start it")
         assert sleepers(marker)
         assert editor.close() == 0
-    assert _gone(marker, within=3.0) == []  # killed as Heron exits; reaped a moment later
+    assert _gone(marker, within=15.0) == []  # killed as Heron exits; gone within seconds
 
 
 def _gone(marker: str, within: float) -> list[str]:
