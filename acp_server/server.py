@@ -167,9 +167,9 @@ PRELOAD = (
     "acp_server.handlers.prompt",
     "acp_server.handlers.stored",
 )
-# What the first prompt needs, loaded once a session exists.
+# What the first prompt's turn needs, loaded once a session exists (a plain prompt needs no
+# wire models: ``handlers.prompt_params``).
 WARM_UP = (
-    "acp_server.handlers.wire",
     "agent_core.loop.agent",
     "agent_core.tools",
     "agent_core.safety.policy",
@@ -186,8 +186,6 @@ def _warm_up() -> None:
     """Import and build what the first prompt needs, off the request path."""
     for module in WARM_UP:
         importlib.import_module(module)
-    from acp_server.handlers import wire
     from agent_core.safety import shell
 
-    wire.warm_up()
     shell.warm_up()  # the bash grammar, before the first command is judged

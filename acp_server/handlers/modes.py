@@ -11,7 +11,6 @@ from acp_server.bridge.modes import (
     THOUGHT_LEVELS,
     to_config_options,
 )
-from acp_server.handlers import wire
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.session import Session
@@ -20,6 +19,9 @@ from agent_core.modes import MODE_NAMES, Mode
 
 
 async def set_mode(state: ServerState, raw: Any) -> dict[str, Any]:
+    await state.load_wire_models()  # in a worker thread, the first time
+    from acp_server.handlers import wire
+
     request = wire.set_mode_request(raw)
     session = state.session(request.session_id)
     await session.set_mode(mode_value(request.mode_id))
@@ -27,6 +29,9 @@ async def set_mode(state: ServerState, raw: Any) -> dict[str, Any]:
 
 
 async def set_config_option(state: ServerState, raw: Any) -> dict[str, Any]:
+    await state.load_wire_models()
+    from acp_server.handlers import wire
+
     request = wire.set_config_option_request(raw)
     session = state.session(request.session_id)
     value = request.value

@@ -14,6 +14,7 @@ from acp_server.handlers import params
 from acp_server.handlers.auth import follow_credentials
 from acp_server.handlers.commands import run_command
 from acp_server.handlers.greeting import accepts_images
+from acp_server.handlers.prompt_params import read_by_schema, read_plain
 from acp_server.handlers.rewind import refusal, restore_mode
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
@@ -49,16 +50,17 @@ async def _prompt(
     state: ServerState, raw: Any, message_id: str, rewind: tuple[str, RestoreMode] | None = None
 ) -> dict[str, Any]:
     opened, ticket = _ticket(state, raw)  # before any await: a cancel or close sent after counts
-    # What validates the request (pydantic) and runs the turn loads in a worker thread, the
-    # first time: an import here would stop the event loop, and a cancel with it.
-    await state.run_once("wire models", state.warm_up)
-    from acp_server.handlers import wire
-
-    request = wire.prompt_request(raw)
+    # What runs the turn (and validates an unusual prompt: pydantic) loads in a worker thread
+    # the first time: an import here would stop the event loop, and a cancel with it.
+    request = read_plain(raw)
+    if request is None:
+        await state.load_wire_models()
+        request = read_by_schema(raw)
+    await state.run_once("turn machinery", state.warm_up)
     if opened is not None and state.sessions.get(request.session_id) is not opened:
         return {"stopReason": "cancelled"}  # closed while this prompt loaded its parts
     session = state.session(request.session_id)
-    blocks = [wire.dump(block) for block in request.prompt]
+    blocks = request.blocks
     read = await session.read_links(linked_uris(blocks))
     linked = {uri: found.text for uri, found in read.items()}
     # Images are taken when the model sees them, or when `initialize` said they could be sent

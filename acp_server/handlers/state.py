@@ -62,6 +62,11 @@ class ServerState:
         finally:
             ran.set()
 
+    async def load_wire_models(self) -> None:
+        """The generated wire models (pydantic) that validate what is not read by hand, loaded
+        and built in a worker thread the first time (~100 ms)."""
+        await self.run_once("wire models", _load_wire_models)
+
     def options(self, session: Session) -> SessionOptions:
         """A session's options, its model picker with what the providers offer."""
         return session.options(self.listed())
@@ -108,3 +113,9 @@ def unknown_session(session_id: Any) -> RpcError:
     return RpcError(
         RESOURCE_NOT_FOUND, f"Unknown session id {session_id!r}", {"sessionId": session_id}
     )
+
+
+def _load_wire_models() -> None:
+    from acp_server.handlers import wire
+
+    wire.warm_up()
