@@ -168,8 +168,11 @@ PRELOAD = (
     "acp_server.handlers.stored",
 )
 # What the first prompt's turn needs, loaded once a session exists (a plain prompt needs no
-# wire models: ``handlers.prompt_params``).
+# wire models: ``handlers.plain_params``).
 WARM_UP = (
+    "acp_server.turn",
+    "acp_server.bridge.linked",
+    "acp_server.bridge.failures",
     "agent_core.loop.agent",
     "agent_core.tools",
     "agent_core.safety.policy",

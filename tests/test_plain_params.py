@@ -1,5 +1,5 @@
-"""A plain ``session/prompt`` read by hand (``handlers.prompt_params``) is read exactly as the
-wire models read it; anything the table does not know goes to the wire models."""
+"""Plain params read by hand (``handlers.plain_params``) are read exactly as the wire models
+read them; anything the tables do not know goes to the wire models."""
 
 from __future__ import annotations
 
@@ -9,7 +9,17 @@ from typing import Any
 
 import pytest
 
-from acp_server.handlers.prompt_params import PromptParams, read_by_schema, read_plain
+from acp_server.handlers.plain_params import (
+    ModeParams,
+    OptionParams,
+    PromptParams,
+    mode_by_schema,
+    option_by_schema,
+    prompt_by_schema,
+    read_mode,
+    read_option,
+    read_prompt,
+)
 from acp_server.jsonrpc.errors import RpcError
 
 TEXT = {"type": "text", "text": "Fix the failing test"}
@@ -31,7 +41,7 @@ ODD_KEYS = ["annotations", "_meta", "extra", "uri", "type", "data", "resource", 
 
 def _schema_or_error(raw: Any) -> PromptParams | str:
     try:
-        return read_by_schema(raw)
+        return prompt_by_schema(raw)
     except RpcError as exc:
         return f"error: {exc}"
 
@@ -43,13 +53,12 @@ def _schema_or_error(raw: Any) -> PromptParams | str:
         {"sessionId": "s", "prompt": []},
         {"sessionId": "s", "prompt": [TEXT]},
         {"sessionId": "s", "prompt": [{"type": "resource_link", "uri": "u", "name": "n"}]},
-        {"sessionId": "s", "prompt": [TEXT], "_meta": None},
     ],
 )
 def test_the_prompts_editors_send_are_read_by_hand_as_the_schema_reads_them(raw: Any) -> None:
-    plain = read_plain(raw)
+    plain = read_prompt(raw)
     assert plain is not None
-    assert plain == read_by_schema(raw)
+    assert plain == prompt_by_schema(raw)
 
 
 @pytest.mark.parametrize(
@@ -68,10 +77,11 @@ def test_the_prompts_editors_send_are_read_by_hand_as_the_schema_reads_them(raw:
         {"sessionId": "s", "prompt": [{**TEXT, "_meta": {"x": None}}]},
         {"sessionId": "s", "prompt": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]},
         {"sessionId": "s", "prompt": [TEXT], "other": 1},
+        {"sessionId": "s", "prompt": [TEXT], "_meta": None},
     ],
 )
 def test_anything_else_is_left_to_the_wire_models(raw: Any) -> None:
-    assert read_plain(raw) is None
+    assert read_prompt(raw) is None
 
 
 def _mutated(rng: random.Random) -> Any:
@@ -98,8 +108,44 @@ def test_whatever_is_read_by_hand_reads_the_same_against_the_schema() -> None:
     read_by_hand = 0
     for _ in range(3000):
         raw = _mutated(rng)
-        plain = read_plain(raw)
+        plain = read_prompt(raw)
         if plain is not None:
             read_by_hand += 1
             assert plain == _schema_or_error(raw), raw
     assert read_by_hand > 100  # the mutations keep some prompts plain: the check has teeth
+
+
+@pytest.mark.parametrize(
+    ("raw", "plain"),
+    [
+        ({"sessionId": "s", "modeId": "plan"}, True),
+        ({"sessionId": "s", "modeId": "plan", "_meta": {"x": 1}}, True),
+        ({"sessionId": "s", "modeId": 3}, False),
+        ({"sessionId": "s"}, False),
+        ({"sessionId": "s", "modeId": "plan", "extra": True}, False),
+    ],
+)
+def test_a_mode_is_read_by_hand_when_plain(raw: Any, plain: bool) -> None:
+    read = read_mode(raw)
+    assert (read is not None) is plain
+    if read is not None:
+        assert read == mode_by_schema(raw) == ModeParams("s", "plan")
+
+
+@pytest.mark.parametrize(
+    ("raw", "plain"),
+    [
+        ({"sessionId": "s", "configId": "model", "value": "openai:gpt"}, True),
+        ({"sessionId": "s", "configId": "mode", "value": "plan", "_meta": {}}, True),
+        ({"sessionId": "s", "configId": "flag", "type": "boolean", "value": True}, False),
+        ({"sessionId": "s", "configId": "mode", "value": True}, False),
+        ({"sessionId": "s", "configId": "mode"}, False),
+        ({"sessionId": "s", "configId": "mode", "value": None}, False),
+    ],
+)
+def test_an_option_is_read_by_hand_when_plain(raw: Any, plain: bool) -> None:
+    read = read_option(raw)
+    assert (read is not None) is plain
+    if read is not None:
+        assert read == option_by_schema(raw)
+        assert isinstance(read, OptionParams)

@@ -11,6 +11,12 @@ from acp_server.bridge.modes import (
     THOUGHT_LEVELS,
     to_config_options,
 )
+from acp_server.handlers.plain_params import (
+    mode_by_schema,
+    option_by_schema,
+    read_mode,
+    read_option,
+)
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.session import Session
@@ -19,20 +25,14 @@ from agent_core.modes import MODE_NAMES, Mode
 
 
 async def set_mode(state: ServerState, raw: Any) -> dict[str, Any]:
-    await state.load_wire_models()  # in a worker thread, the first time
-    from acp_server.handlers import wire
-
-    request = wire.set_mode_request(raw)
+    request = read_mode(raw) or await state.by_schema(mode_by_schema, raw)
     session = state.session(request.session_id)
     await session.set_mode(mode_value(request.mode_id))
     return {}
 
 
 async def set_config_option(state: ServerState, raw: Any) -> dict[str, Any]:
-    await state.load_wire_models()
-    from acp_server.handlers import wire
-
-    request = wire.set_config_option_request(raw)
+    request = read_option(raw) or await state.by_schema(option_by_schema, raw)
     session = state.session(request.session_id)
     value = request.value
     if not isinstance(value, str):

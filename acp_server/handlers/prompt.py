@@ -14,7 +14,7 @@ from acp_server.handlers import params
 from acp_server.handlers.auth import follow_credentials
 from acp_server.handlers.commands import run_command
 from acp_server.handlers.greeting import accepts_images
-from acp_server.handlers.prompt_params import read_by_schema, read_plain
+from acp_server.handlers.plain_params import prompt_by_schema, read_prompt
 from acp_server.handlers.rewind import refusal, restore_mode
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
@@ -52,10 +52,7 @@ async def _prompt(
     opened, ticket = _ticket(state, raw)  # before any await: a cancel or close sent after counts
     # What runs the turn (and validates an unusual prompt: pydantic) loads in a worker thread
     # the first time: an import here would stop the event loop, and a cancel with it.
-    request = read_plain(raw)
-    if request is None:
-        await state.load_wire_models()
-        request = read_by_schema(raw)
+    request = read_prompt(raw) or await state.by_schema(prompt_by_schema, raw)
     await state.run_once("turn machinery", state.warm_up)
     if opened is not None and state.sessions.get(request.session_id) is not opened:
         return {"stopReason": "cancelled"}  # closed while this prompt loaded its parts

@@ -92,6 +92,5 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         await session.prepare()
         await state.run_once("turn machinery", state.warm_up)
         await session.warm_up()  # built now, so that a prompt finds it ready
-        await state.load_wire_models()  # for set_mode and unusual prompts
 
     return Reply(opening_result(session.id if with_id else None, options), after=after)

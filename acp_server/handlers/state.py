@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import anyio
 import anyio.abc
@@ -21,6 +21,8 @@ from agent_core.config import ConfigWatch, Settings
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.models.listing import ModelLists
     from agent_core.sessions.resilient import ResilientStore
+
+T = TypeVar("T")
 
 
 class SessionFactory(Protocol):
@@ -62,10 +64,12 @@ class ServerState:
         finally:
             ran.set()
 
-    async def load_wire_models(self) -> None:
-        """The generated wire models (pydantic) that validate what is not read by hand, loaded
-        and built in a worker thread the first time (~100 ms)."""
+    async def by_schema(self, read: Callable[[Any], T], raw: Any) -> T:
+        """``read(raw)``, which validates params against the generated wire models (pydantic),
+        once they are loaded: in a worker thread, the first time (~100 ms). Plain params are
+        read by hand instead (``plain_params``)."""
         await self.run_once("wire models", _load_wire_models)
+        return read(raw)
 
     def options(self, session: Session) -> SessionOptions:
         """A session's options, its model picker with what the providers offer."""
