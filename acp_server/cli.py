@@ -19,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     from acp_server import __version__
+    from acp_server.bridge.export import FORMATS
     from agent_core.config import heron_home
     from agent_core.providers import PROVIDER_ENV
 
@@ -53,6 +54,14 @@ def main(argv: list[str] | None = None) -> int:
         "models", help="list the models Heron knows: windows, output limits, images, prices"
     )
     models.add_argument("filter", nargs="?", default="", help="only names containing this")
+    export = commands.add_parser(
+        "export", help="write a stored session as Markdown, JSON Lines or ShareGPT"
+    )
+    export.add_argument("session", help="its id, or the start of one that names only it")
+    export.add_argument(
+        "--format", choices=tuple(FORMATS), help="default: from --out's suffix, else markdown"
+    )
+    export.add_argument("--out", help="the file to write (default: standard output)")
     login = commands.add_parser("login", help="choose a provider and store its API key")
     login.add_argument("--provider", choices=tuple(PROVIDER_ENV))
     parsed = parser.parse_args(args)
@@ -80,6 +89,12 @@ def _run_terminal_command(args: argparse.Namespace) -> int:
             from acp_server.install.doctor import run_doctor
 
             return run_doctor(terminal())
+        case "export":
+            from acp_server.bridge.export import format_of
+            from acp_server.export import run_export
+
+            form = args.format or format_of(args.out or "") or "markdown"
+            return run_export(args.session, form, args.out, terminal())
         case "models":
             from acp_server.install.catalogue import run_models
 

@@ -421,6 +421,13 @@ class Session:
 
         return await prompts_of(self._store, self.id)
 
+    async def export(self, form: str, path: str | None) -> str:
+        """The session as stored so far written to ``path`` in the workspace (None: a name of
+        its own at the root), once the approval gate lets it (``/export``); the reply."""
+        from acp_server.export import EditorExport
+
+        return await EditorExport(self, self._parts, self._store).run(form, path)
+
     # -- checkpoints ----------------------------------------------------------------------
 
     async def list_checkpoints(self) -> str:

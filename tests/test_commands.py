@@ -30,7 +30,7 @@ def test_commands_are_announced_after_the_session_new_response(
     announced_at = next(t for t, m in agent.arrivals if m is announced)
     assert answered_at <= announced_at
     names = [c["name"] for c in announced["params"]["update"]["availableCommands"]]
-    assert names[:12] == [
+    assert names[:13] == [
         "compact",
         "init",
         "model",
@@ -42,6 +42,7 @@ def test_commands_are_announced_after_the_session_new_response(
         "checkpoints",
         "restore",
         "rewind",
+        "export",
         "help",
     ]
 

@@ -224,8 +224,14 @@ def _is_link(content: Any) -> bool:
 def last_usage(items: Sequence[str]) -> Item | None:
     """The last usage update stored, decoded; None for a session that has none (one that has
     not had a model answer yet, or one stored before usage was kept)."""
+    return last_of(items, USAGE)
+
+
+def last_of(items: Sequence[str], kind: str) -> Item | None:
+    """The last of the session's own stored updates of ``kind`` (a subagent's are not its
+    own), decoded; None when it has none."""
     for item in reversed(items):
-        if _is(item, USAGE):
+        if _is(item, kind):
             return cast(Item, json.loads(item))
     return None
 

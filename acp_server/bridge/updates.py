@@ -19,6 +19,7 @@ from agent_core.events import (
     MessageDelta,
     ModeChanged,
     NoticeRaised,
+    PlanEntry,
     PlanUpdated,
     ResourceContent,
     SessionContent,
@@ -206,6 +207,25 @@ def from_usage_update(update: Update | None) -> UsageUpdated | None:
     if used is None or size is None:
         return None
     return UsageUpdated(used, size, _usd(update.get("cost")))
+
+
+def from_plan_update(update: Update | None) -> PlanUpdated | None:
+    """The plan a stored ``plan`` update recorded (the other way round from
+    ``to_session_update``), its entries that read as ones; None when there is none."""
+    if update is None or update.get("sessionUpdate") != "plan":
+        return None
+    entries: list[PlanEntry] = []
+    for entry in cast(list[Any], update.get("entries") or []):
+        fields = cast(Update, entry) if isinstance(entry, dict) else {}
+        content, status = fields.get("content"), fields.get("status")
+        priority = fields.get("priority", "medium")
+        if (
+            isinstance(content, str)
+            and status in ("pending", "in_progress", "completed")
+            and priority in ("high", "medium", "low")
+        ):
+            entries.append(PlanEntry(content, status, priority))
+    return PlanUpdated(tuple(entries))
 
 
 def _count(value: Any) -> int | None:

@@ -210,6 +210,17 @@ async def _rewind(call: Call) -> Outcome:
     return _Reply(told(number, prompts[number - 1], restore, rewound))
 
 
+async def _export(call: Call) -> Outcome:
+    from acp_server.bridge.export import FORMATS, format_of
+
+    first, _, rest = call.arguments.partition(" ")
+    form = first if first in FORMATS else None
+    path = rest.strip() if form else call.arguments.strip()
+    if form is None and path and not ("." in path or "/" in path):
+        return _Reply(f"Usage: /export [{' | '.join(FORMATS)}] [path]; {path!r} is neither.")
+    return _Reply(await call.session.export(form or format_of(path) or "markdown", path or None))
+
+
 async def _reload(call: Call) -> Outcome:
     await call.session.reload()
     return _Reply("Reloaded the project instructions; they apply from the next prompt.")
@@ -249,5 +260,6 @@ BUILTINS: dict[str, Run] = {
     "checkpoints": _checkpoints,
     "restore": _restore,
     "rewind": _rewind,
+    "export": _export,
     "help": _help,
 }

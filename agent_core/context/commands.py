@@ -47,6 +47,10 @@ BUILTINS: dict[str, tuple[str, str | None]] = {
         "List the prompts, or go back to before prompt n: conversation, files or both",
         "n [conversation | files | both]",
     ),
+    "export": (
+        "Write this session to a file in the workspace (default: Markdown at its root)",
+        "[markdown | jsonl | sharegpt] [path]",
+    ),
     "help": ("List the commands", None),
 }
 INIT_PROMPT = (

@@ -288,6 +288,19 @@ class SqliteSessionStore:
 
         return await self._run(run)
 
+    async def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """The ids of the sessions whose id starts with ``prefix`` (at most ``limit``, in order):
+        what a person who typed the start of an id meant."""
+
+        def run(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(
+                "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT ?",
+                (len(prefix), prefix, limit),
+            )
+            return [session_id for (session_id,) in rows]
+
+        return await self._run(run)
+
     async def cut_transcript(self, session_id: str, keep: int) -> None:
         def run(db: sqlite3.Connection) -> None:
             with _transaction(db):
