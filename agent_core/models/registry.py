@@ -74,6 +74,21 @@ API: dict[str, ModelFactory] = {  # a provider's wire API -> how its models are 
 }
 
 
+SDKS: dict[str, str] = {  # a provider's wire API -> the SDK its adapter loads (the slow part)
+    "anthropic": "anthropic",
+    "bedrock": "anthropic",
+    "vertex": "anthropic",
+    "openai": "openai",
+    "openai-chat": "openai",
+}
+
+
+def sdk_of(spec: str | None, settings: ConfiguredModels) -> str | None:
+    """The SDK module the model ``spec`` names loads, or None (none, or no such provider: the
+    session says what is wrong)."""
+    return SDKS.get(settings.provider((spec or "").partition(":")[0]).api)
+
+
 def create_model(spec: str | None, settings: ConfiguredModels) -> Model:
     """The configured model with its fallbacks; raises ``ModelConfigError`` with the fix."""
     if not spec:

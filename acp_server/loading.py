@@ -1,0 +1,93 @@
+"""What loads in the background, and when: the order a first prompt needs it in.
+
+Most of a first prompt's wait is importing. The editor's first requests need little of it
+(``front_door`` answers ``initialize`` and a ``session/new`` sent at once), so the rest loads
+beside them, off the event loop:
+
+1. **The provider's SDK**, from the moment ``initialize`` is answered (``start_sdk``): the
+   slowest part by far (``import anthropic`` ~1 s, ``import openai`` ~0.45 s here), and the
+   last thing a turn needs, so nothing else can hide it.
+2. **PRELOAD**, once the server runs: what building a session and the session methods need.
+3. **WARM_UP**, once a session exists: the turn machinery (loop, tools, command judgement,
+   the bash grammar).
+
+Each step runs in a worker thread; an import a request needs meanwhile waits on Python's
+module lock, never twice. The generated wire models (pydantic's schema of the protocol) are in
+none of them: plain params are read by hand (``handlers.plain_params``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import threading
+
+from agent_core.config import Settings
+
+# Loaded while the editor is still sending `session/new` (no pydantic here): first what
+# `session/new` itself needs, then what the first prompt and the session methods need.
+PRELOAD = (
+    "agent_core.approval.permissions",
+    "agent_core.approval.rules",
+    "agent_core.models.registry",
+    "agent_core.mcp.pool",
+    "agent_core.ports.runner",
+    "agent_core.safety.git",
+    "agent_core.safety.secrets",
+    "agent_core.safety.sandbox.confinement",
+    "agent_core.checkpoints.session",
+    "agent_core.context.prompt",
+    "agent_core.sessions.store",
+    "acp_server.bridge.approver",
+    "acp_server.bridge.questions",
+    "acp_server.bridge.editor_terminal",
+    "acp_server.bridge.transcript",
+    "agent_core.diagnostics.pool",
+    "acp_server.bridge.diagnostics",
+    "acp_server.bridge.workspace",
+    "agent_core.sessions.codec",
+    "acp_server.handlers.prompt",
+    "acp_server.handlers.stored",
+)
+# What the first prompt's turn needs, loaded once a session exists.
+WARM_UP = (
+    "acp_server.turn",
+    "acp_server.bridge.linked",
+    "acp_server.bridge.failures",
+    "agent_core.loop.agent",
+    "agent_core.tools",
+    "agent_core.safety.policy",
+    "agent_core.safety.judge",
+)
+
+
+def start_sdk(settings: Settings) -> threading.Thread | None:
+    """Start importing the configured model's SDK in a daemon thread (None: it has none). A
+    failure is left to the session, which says it when it builds the model."""
+    from agent_core.models.registry import sdk_of
+
+    module = sdk_of(settings.model, settings)
+    if module is None:
+        return None
+    thread = threading.Thread(target=_import, args=(module,), name=f"load {module}", daemon=True)
+    thread.start()
+    return thread
+
+
+def _import(module: str) -> None:
+    with contextlib.suppress(Exception):
+        importlib.import_module(module)
+
+
+def preload() -> None:
+    for module in PRELOAD:
+        importlib.import_module(module)
+
+
+def warm_up() -> None:
+    """Import and build what the first prompt needs, off the request path."""
+    for module in WARM_UP:
+        importlib.import_module(module)
+    from agent_core.safety import shell
+
+    shell.warm_up()  # the bash grammar, before the first command is judged

@@ -1,0 +1,52 @@
+"""What loads in the background (``acp_server.loading``): the configured provider's SDK from the
+moment ``initialize`` is answered, before any session asks for it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_core.config import load_settings
+from agent_core.models.registry import sdk_of
+from tests.support.raw import RawAgent
+
+PYDANTIC_CORE = "_pydantic_core"  # the SDKs' compiled half: what /proc/<pid>/maps shows loaded
+
+
+@pytest.mark.parametrize(
+    ("model", "sdk"),
+    [
+        ("anthropic:claude-sonnet-4-5", "anthropic"),
+        ("bedrock:anthropic.claude-sonnet-4-5", "anthropic"),
+        ("openai:gpt-5", "openai"),
+        ("openai-chat:local-model", "openai"),
+        ("openrouter:anthropic/claude-sonnet-4.5", "openai"),
+        ("scripted:echo", None),
+        ("no-such-provider:model", None),
+        (None, None),
+    ],
+)
+def test_each_provider_names_the_sdk_its_models_load(model: str | None, sdk: str | None) -> None:
+    settings = load_settings({"HERON_HOME": "/nonexistent"}, read_file=False)
+    assert sdk_of(model, settings) == sdk
+
+
+def _loaded(pid: int) -> bool:
+    return PYDANTIC_CORE in Path(f"/proc/{pid}/maps").read_text()
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/<pid>/maps")
+def test_the_configured_providers_sdk_loads_without_waiting_for_a_session(
+    agent_env: dict[str, str],
+) -> None:
+    """Nothing Heron loads for itself before a session uses pydantic (a test of the generated
+    protocol checks that), so its compiled core mapped into the process is the SDK's import."""
+    env = {**agent_env, "HERON_MODEL": "openai:gpt-bench", "OPENAI_API_KEY": "test-key"}
+    with RawAgent(env) as agent:
+        agent.initialize()
+        deadline = time.monotonic() + 30
+        while not _loaded(agent.proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _loaded(agent.proc.pid), "the SDK did not load without a session"
