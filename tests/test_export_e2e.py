@@ -12,6 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
+
+from agent_core.sessions.sqlite import SqliteSessionStore
+from agent_core.sessions.store import SessionRecord
 from tests.support.editor import FakeEditor
 from tests.support.permissions import questions
 from tests.support.scripted_model import call, scripted
@@ -117,15 +121,25 @@ def test_heron_export_writes_a_stored_session_in_each_format(
     assert bad.returncode == 2 and "invalid choice: 'pdf'" in bad.stderr
 
 
-def test_a_start_of_an_id_that_names_two_sessions_is_refused(
-    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+def test_a_start_of_an_id_names_one_session_or_is_refused(
+    agent_env: dict[str, str], heron_home: Path, tmp_path: Path
 ) -> None:
-    env = scripted(agent_env, tmp_path, *TURN)
-    first, second = a_stored_session(env, workspace), a_stored_session(env, workspace)
-    common = next(n for n in range(len(first)) if first[n] != second[n])
-    ambiguous = export(env, first[:common])  # "" when they differ at once: no session then
-    assert ambiguous.returncode == 2 and ambiguous.stdout == ""
-    assert (first in ambiguous.stderr and second in ambiguous.stderr) or common == 0
+    async def store_two() -> None:
+        store = SqliteSessionStore(heron_home / "sessions.db")
+        for session_id in ("abc-1", "abc-2", "abd-3"):
+            await store.create(SessionRecord(session_id, tmp_path, title=f"session {session_id}"))
+        await store.close()
+
+    anyio.run(store_two)
+    one = export(agent_env, "abd")
+    assert one.returncode == 0 and one.stdout.startswith("# session abd-3\n")
+    exact = export(agent_env, "abc-1", "--format", "jsonl")
+    assert exact.returncode == 0 and json.loads(exact.stdout)["sessionId"] == "abc-1"
+    two = export(agent_env, "abc")
+    assert two.returncode == 2 and two.stdout == ""
+    assert "'abc' starts more than one session id: abc-1, abc-2" in two.stderr
+    empty = export(agent_env, "")
+    assert empty.returncode == 2 and "no session ''" in empty.stderr
 
 
 def test_nothing_stored_yet_is_a_usage_error(agent_env: dict[str, str], heron_home: Path) -> None:

@@ -93,7 +93,7 @@ def to_sharegpt(
             "workspace": str(record.cwd),
             "model": record.model,
             "mode": record.mode,
-            "updated_at": iso_time(record.updated_at),
+            "updated_at": _iso_time(record.updated_at),
         },
         "completed": _completed(stored.messages),
         "tool_stats": stats,
@@ -309,10 +309,10 @@ def _fenced(text: str, language: str = "") -> str:
 
 def to_jsonl(stored: StoredSession) -> list[str]:
     """The lines (without their line ends): the header, then each stored transcript item."""
-    return [compact_json(header(stored)), *stored.transcript]
+    return [compact_json(_header(stored)), *stored.transcript]
 
 
-def header(stored: StoredSession) -> dict[str, Any]:
+def _header(stored: StoredSession) -> dict[str, Any]:
     """What the JSON Lines export says of the session first."""
     record = stored.record
     return {
@@ -324,7 +324,7 @@ def header(stored: StoredSession) -> dict[str, Any]:
         "model": record.model,
         "mode": record.mode,
         "thoughtLevel": record.thought_level,
-        "updatedAt": iso_time(record.updated_at),
+        "updatedAt": _iso_time(record.updated_at),
         "messages": len(stored.messages),
         "items": len(stored.transcript),
     }
@@ -378,7 +378,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def iso_time(seconds: float) -> str:
+def _iso_time(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
 
 
