@@ -21,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     from acp_server import __version__
     from acp_server.bridge.export import FORMATS
     from agent_core.config import heron_home
+    from agent_core.modes import MODES
     from agent_core.providers import PROVIDER_ENV
 
     parser = argparse.ArgumentParser(
@@ -62,6 +63,18 @@ def main(argv: list[str] | None = None) -> int:
         "--format", choices=tuple(FORMATS), help="default: from --out's suffix, else markdown"
     )
     export.add_argument("--out", help="the file to write (default: standard output)")
+    batch = commands.add_parser(
+        "batch",
+        help="run each task of a JSON Lines file with `heron exec`, in a copy of its folder",
+    )
+    batch.add_argument("tasks", help="one task a line: id, prompt, workspace or repository+commit")
+    batch.add_argument("--out", required=True, help="the folder for each task's files and summary")
+    batch.add_argument("--workers", type=int, default=1, help="tasks run at once (default 1)")
+    batch.add_argument("--shard", default="0/1", help="I/N: every N-th task from the I-th (from 0)")
+    batch.add_argument("--timeout", type=float, default=1800.0, help="seconds (default 1800)")
+    batch.add_argument("--model", help="<provider>:<model> for the tasks that name none")
+    batch.add_argument("--mode", default="full-access", choices=MODES, help="default full-access")
+    batch.add_argument("--retry-failed", action="store_true", help="run failed tasks again")
     login = commands.add_parser("login", help="choose a provider and store its API key")
     login.add_argument("--provider", choices=tuple(PROVIDER_ENV))
     parsed = parser.parse_args(args)
@@ -95,6 +108,20 @@ def _run_terminal_command(args: argparse.Namespace) -> int:
 
             form = args.format or format_of(args.out or "") or "markdown"
             return run_export(args.session, form, args.out, terminal())
+        case "batch":
+            from acp_server.batch.command import run_batch_command
+            from acp_server.batch.tasks import Defaults
+
+            defaults = Defaults(args.mode, args.model, args.timeout)
+            return run_batch_command(
+                args.tasks,
+                args.out,
+                workers=args.workers,
+                shard=args.shard,
+                defaults=defaults,
+                retry_failed=args.retry_failed,
+                terminal=terminal(),
+            )
         case "models":
             from acp_server.install.catalogue import run_models
 

@@ -58,6 +58,15 @@ MODIFIED = ("diff-files", "--name-status", "-z")  # tracked files: M changed, D 
 NEW = ("ls-files", "-z", "--others", "--exclude-standard")  # "dir/": a repository of its own
 IGNORED = ("check-ignore", "-z", "--stdin", "--no-index")  # by the ignore files alone
 EXACT = "* -text -eol -ident -filter -working-tree-encoding\n"  # bytes as they are on disk
+PATCH = (
+    "diff",
+    "--binary",
+    "--full-index",
+    "--no-color",
+    "--no-renames",
+    "--no-textconv",
+    "--no-ext-diff",
+)
 
 
 @dataclass(frozen=True)
@@ -213,6 +222,11 @@ class ShadowRepository:
         """The paths that differ between two commits or trees."""
         listed = self._git.text("diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new)
         return [p for p in listed.split("\0") if p]
+
+    def patch(self, old: str, new: str) -> bytes:
+        """What differs from tree ``old`` to tree ``new`` as a patch ``git apply`` takes,
+        binary files included (``heron batch``'s diff of a run)."""
+        return self._git.run([*PATCH, old, new])
 
     def exists(self) -> bool:
         return (self.path / "HEAD").is_file()

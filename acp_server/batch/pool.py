@@ -1,0 +1,93 @@
+"""The batch: the shard's tasks not yet recorded, ``workers`` at a time, and the summary.
+
+Resuming: a task is finished when its ``result.json`` is in the output, whatever its status,
+so running the same command again runs only what was never recorded (a batch stopped, a
+machine lost). A failed or timed-out task is a result too, kept and skipped: a run is a
+measurement, and running a failure again by default would spend a model's time to change the
+data set behind the user's back (and a task that fails the same way every time would never
+let a rerun be a no-op). ``--retry-failed`` runs them again, after an outage say.
+
+``summary.jsonl`` is written again, whole, each time a task ends: one line per recorded task
+of the whole file (not only this shard: shards sharing an output folder each see all of it),
+in the file's order, read back from the tasks' ``result.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import anyio
+
+from acp_server.batch.progress import Progress
+from acp_server.batch.results import TaskResult, from_json
+from acp_server.batch.runner import RESULT, Runner
+from acp_server.batch.tasks import Shard, Task
+from agent_core.files.atomic import write_atomically
+
+TICK_S = 1.0  # how often the bar's clock moves
+SUMMARY = "summary.jsonl"
+
+
+@dataclass(frozen=True)
+class Batch:
+    tasks: Sequence[Task]  # every task of the file, the flags' defaults applied
+    shard: Shard
+    workers: int
+    retry_failed: bool = False
+
+
+async def run_batch(batch: Batch, runner: Runner, stream: TextIO) -> list[TaskResult]:
+    """Run what is left of the shard, its progress on ``stream``; every recorded row of the
+    shard once it is done, in file order."""
+    mine = batch.shard.pick(batch.tasks)
+    recorded = {task.id: recorded_result(runner.out, task.id) for task in mine}
+    to_run = [t for t in mine if _to_run(recorded[t.id], batch.retry_failed)]
+    again = {task.id for task in to_run}
+    kept = [row for task in mine if (row := recorded[task.id]) and task.id not in again]
+    progress = Progress(stream, len(mine), kept)
+    progress.begin(len(to_run), batch.workers)
+    limiter = anyio.CapacityLimiter(batch.workers)
+
+    async def one(task: Task) -> None:
+        async with limiter:
+            progress.started()
+            result = await runner.run(task)
+            recorded[task.id] = result
+            progress.finished(result)
+            await anyio.to_thread.run_sync(write_summary, runner.out, batch.tasks)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(_tick, progress)
+        async with anyio.create_task_group() as running:
+            for task in to_run:
+                running.start_soon(one, task)
+        group.cancel_scope.cancel()  # the clock stops with the last task
+    await anyio.to_thread.run_sync(write_summary, runner.out, batch.tasks)
+    progress.end()
+    return [row for task in mine if (row := recorded[task.id]) is not None]
+
+
+def recorded_result(out: Path, task_id: str) -> TaskResult | None:
+    """The task's recorded result, or None if it has none (or a damaged one)."""
+    try:
+        return from_json((out / task_id / RESULT).read_text(encoding="utf-8"))
+    except OSError:
+        return None
+
+
+def write_summary(out: Path, tasks: Sequence[Task]) -> None:
+    rows = [row for task in tasks if (row := recorded_result(out, task.id)) is not None]
+    write_atomically(out / SUMMARY, "".join(row.to_json() + "\n" for row in rows).encode())
+
+
+def _to_run(recorded: TaskResult | None, retry_failed: bool) -> bool:
+    return recorded is None or (retry_failed and recorded.status != "done")
+
+
+async def _tick(progress: Progress) -> None:
+    while True:
+        await anyio.sleep(TICK_S)
+        progress.tick()
