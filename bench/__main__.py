@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import (
+    batch,
     checkpoints,
     diagnostics,
     first_prompts,
@@ -120,6 +121,7 @@ def main() -> int:
                 + skills.measure(env)
                 + diagnostics.measure(env)
                 + memory.measure(env)
+                + batch.measure(env)
             )
     text = report(figures, " ".join(agent) if args.agent else None, (before, reference_ms()))
     sys.stdout.write(text)
