@@ -181,14 +181,12 @@ def test_a_failed_run_says_why_from_its_result_or_its_stderr() -> None:
 
 def test_a_run_past_its_limit_is_timed_out_with_or_without_a_result() -> None:
     stopped = lines(START, result_line(exitCode=130, stopReason="cancelled"))
-    row = to_result("a", stopped, Ending(130, timed_out=True, seconds=2))
-    assert (row.status, row.stop_reason, row.error) == (
-        "timed_out",
-        "cancelled",
-        "timed out after 2 s",
-    )
-    killed = to_result("a", lines(START), Ending(-9, timed_out=True, seconds=7))
-    assert (killed.status, killed.error) == ("timed_out", "timed out after 7 s (killed: no result)")
+    row = to_result("a", stopped, Ending(130, timed_out=True, seconds=2.6, limit_s=2))
+    assert (row.status, row.stop_reason) == ("timed_out", "cancelled")
+    assert row.error == "stopped at its time limit of 2 s"
+    killed = to_result("a", lines(START), Ending(-9, timed_out=True, seconds=7, limit_s=1.5))
+    assert (killed.status, killed.exit_code) == ("timed_out", None)
+    assert killed.error == "stopped at its time limit of 1.5 s (killed: no result)"
 
 
 def test_tokens_are_read_in_either_spelling() -> None:

@@ -3,7 +3,7 @@
 Exit codes: 0 every task of the shard done; 1 some failed or timed out (recorded, see the
 table); 2 a usage error (a bad line, a missing workspace, a bad flag), before anything runs;
 130 interrupted (Ctrl-C: the running tasks are stopped as their time limit would stop them
-and left unrecorded, so the same command runs them again).
+and left unrecorded, so the same command runs them again; 143 for SIGTERM, 129 for SIGHUP).
 
 Each task is ``heron exec`` run by the interpreter running this command (``HERON``), so a
 batch never mixes two installations of Heron. The runs use the user's ``HERON_HOME``: their
@@ -22,7 +22,7 @@ from typing import TextIO
 
 import anyio
 
-from acp_server.batch.pool import Batch, run_batch
+from acp_server.batch.pool import Batch, BatchStopped, run_batch
 from acp_server.batch.progress import table
 from acp_server.batch.runner import Runner
 from acp_server.batch.tasks import (
@@ -63,12 +63,12 @@ def run_batch_command(
     runner = Runner(output, scratch, HERON, heron_home(), scrubbed_environment().kept)
     try:
         rows = anyio.run(run_batch, batch, runner, sys.stderr)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BatchStopped) as exc:
         sys.stderr.write(
             "\nheron batch: interrupted; the tasks not recorded run when the same command "
             "is run again\n"
         )
-        return INTERRUPTED
+        return 128 + exc.signum if isinstance(exc, BatchStopped) else INTERRUPTED
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     terminal.write(table(rows))

@@ -14,6 +14,7 @@ in the file's order, read back from the tasks' ``result.json``.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +26,23 @@ from acp_server.batch.progress import Progress
 from acp_server.batch.results import TaskResult, from_json
 from acp_server.batch.runner import RESULT, Runner
 from acp_server.batch.tasks import Shard, Task
+from agent_core.errors import HeronError
 from agent_core.files.atomic import write_atomically
 
 TICK_S = 1.0  # how often the bar's clock moves
 SUMMARY = "summary.jsonl"
+# Ctrl-C, a CI job cancelled, a terminal closed: the running tasks are stopped as their time
+# limit would stop them (their runs are in process groups of their own, which no terminal or
+# parent signals) and left unrecorded.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class BatchStopped(HeronError):
+    """A signal stopped the batch; the tasks it was running were stopped, not recorded."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
 
 
 @dataclass(frozen=True)
@@ -59,12 +73,16 @@ async def run_batch(batch: Batch, runner: Runner, stream: TextIO) -> list[TaskRe
             progress.finished(result)
             await anyio.to_thread.run_sync(write_summary, runner.out, batch.tasks)
 
+    caught: list[int] = []
     async with anyio.create_task_group() as group:
         group.start_soon(_tick, progress)
+        group.start_soon(_stop_on_signal, group.cancel_scope, caught)
         async with anyio.create_task_group() as running:
             for task in to_run:
                 running.start_soon(one, task)
         group.cancel_scope.cancel()  # the clock stops with the last task
+    if caught:
+        raise BatchStopped(caught[0])
     await anyio.to_thread.run_sync(write_summary, runner.out, batch.tasks)
     progress.end()
     return [row for task in mine if (row := recorded[task.id]) is not None]
@@ -85,6 +103,14 @@ def write_summary(out: Path, tasks: Sequence[Task]) -> None:
 
 def _to_run(recorded: TaskResult | None, retry_failed: bool) -> bool:
     return recorded is None or (retry_failed and recorded.status != "done")
+
+
+async def _stop_on_signal(scope: anyio.CancelScope, caught: list[int]) -> None:
+    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async for signum in signals:
+            caught.append(signum)
+            scope.cancel()
+            return
 
 
 async def _tick(progress: Progress) -> None:

@@ -51,6 +51,7 @@ class Ending:
     timed_out: bool
     seconds: float
     stderr_tail: str = ""  # its last words, for a run that left no result
+    limit_s: float | None = None  # its time limit
 
 
 def stream_lines(lines: Iterable[str]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -133,9 +134,8 @@ def _status(ending: Ending) -> Status:
 
 def _error(said: Mapping[str, Any], ending: Ending, has_result: bool) -> str | None:
     if ending.timed_out:
-        return f"timed out after {ending.seconds:.0f} s" + (
-            "" if has_result else " (killed: no result)"
-        )
+        limit = f" of {ending.limit_s:g} s" if ending.limit_s is not None else ""
+        return f"stopped at its time limit{limit}" + ("" if has_result else " (killed: no result)")
     if ending.returncode == 0:
         return None
     if said.get("error"):

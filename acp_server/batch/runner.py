@@ -122,6 +122,7 @@ class Runner:
             limit.cancelled_caught,
             time.monotonic() - began,
             _tail(folder / "stderr.log"),
+            task.timeout,
         )
 
     async def _stop(self, process: anyio.abc.Process) -> None:
