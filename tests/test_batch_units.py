@@ -4,6 +4,7 @@ repository checked out at a commit, the diff of a run) on real files and real gi
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_server.batch.progress import table
+from acp_server.batch.progress import Progress, table
 from acp_server.batch.results import Ending, from_json, to_result, tokens
 from acp_server.batch.tasks import (
     Defaults,
@@ -337,3 +338,40 @@ def test_the_checkpoints_heron_kept_of_a_copy_are_removed_with_it(tmp_path: Path
     forget_checkpoints(home, copy, dict(os.environ))
     assert not shadow.path.exists()
     assert list((home / "checkpoints").iterdir()) == []
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_a_line_per_task_in_a_log_and_a_bar_on_a_terminal() -> None:
+    done = to_result("a", lines(START, result_line()), Ending(0, False, 1.5))
+    hung = to_result("b", lines(START), Ending(-9, True, 2.0, limit_s=2))
+    log = io.StringIO()
+    progress = Progress(log, 3, [done])
+    progress.begin(2, 2)
+    progress.started()
+    progress.finished(hung)
+    progress.end()
+    said = log.getvalue().splitlines()
+    assert said[0] == "heron batch: 3 task(s), 1 already recorded; 2 to run, 2 at once"
+    assert (
+        said[1]
+        == "[2/3] b timed_out in 2.0 s: stopped at its time limit of 2 s (killed: no result)"
+    )
+    assert said[2].startswith("heron batch: 1 done, 0 failed, 1 timed out in ")
+    assert len(said) == 3
+    screen = Terminal()
+    progress = Progress(screen, 2, [])
+    progress.begin(2, 2)
+    progress.started()
+    progress.started()
+    assert progress.bar().startswith(
+        "[" + "." * 24 + "] 0/2  0 done, 0 failed, 0 timed out, 2 running"
+    )
+    progress.finished(done)
+    assert progress.bar().startswith("[" + "#" * 12 + "." * 12 + "] 1/2  1 done")
+    assert "[1/2] a done" not in screen.getvalue()  # on a terminal, the bar says it
+    progress.finished(hung)
+    assert "\r\x1b[2K[2/2] b timed_out" in screen.getvalue()

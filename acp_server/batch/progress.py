@@ -1,8 +1,9 @@
 """How a batch shows itself: the running tally while it runs, the table at the end.
 
-On a terminal the tally is a bar redrawn in place (and every second, for the clock); anywhere
-else (a CI log, a file) it is one plain line per task as it ends, so that a log reads top to
-bottom. The table is a pure function of the summary rows.
+On a terminal the tally is a bar redrawn in place (and every second, for the clock), with a
+line above it for each task that fails or times out; anywhere else (a CI log, a file) it is one
+plain line per task as it ends, so that a log reads top to bottom. The table is a pure
+function of the summary rows.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Progress:
     def finished(self, result: TaskResult) -> None:
         self._running -= 1
         self._tally[result.status] += 1
-        if not self._live:
+        if not self._live or result.status != "done":  # a failure stays above the bar
             ended = sum(self._tally.values())
             why = f": {result.error}" if result.error else ""
             self._say(
@@ -61,8 +62,6 @@ class Progress:
             self._stream.flush()
 
     def end(self) -> None:
-        if self._live:
-            self._stream.write(CLEAR_LINE)
         self._say(f"heron batch: {self.tally()} in {time.monotonic() - self._began:.1f} s")
 
     def bar(self) -> str:
@@ -79,7 +78,7 @@ class Progress:
         return f"{t['done']} done, {t['failed']} failed, {t['timed_out']} timed out"
 
     def _say(self, line: str) -> None:
-        self._stream.write(line + "\n")
+        self._stream.write((CLEAR_LINE if self._live else "") + line + "\n")
         self._stream.flush()
 
 
