@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -31,6 +30,7 @@ from acp_server.batch.workspace import (
     forget_checkpoints,
 )
 from agent_core.checkpoints.shadow import ShadowRepository
+from tests.support.repositories import git, repository
 
 BASE = Path("/batch")
 
@@ -230,22 +230,6 @@ def test_the_table_has_a_row_per_task_and_the_errors_below() -> None:
 # -- workspaces --------------------------------------------------------------------------------
 
 
-def git(*args: str, cwd: Path) -> str:
-    environment = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(cwd),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "u",
-        "GIT_AUTHOR_EMAIL": "u@x",
-        "GIT_COMMITTER_NAME": "u",
-        "GIT_COMMITTER_EMAIL": "u@x",
-    }
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, env=environment, capture_output=True, text=True, check=True
-    )
-    return done.stdout
-
-
 def test_a_folder_is_copied_with_links_kept_and_without_fifos_or_the_output(
     tmp_path: Path,
 ) -> None:
@@ -271,14 +255,7 @@ def test_a_repository_is_checked_out_at_the_commit_without_running_its_hooks(
     tmp_path: Path,
 ) -> None:
     source = tmp_path / "source"
-    source.mkdir()
-    git("init", "-q", cwd=source)
-    (source / "a.txt").write_text("one\n")
-    git("add", "-A", cwd=source)
-    git("commit", "-qm", "first", cwd=source)
-    first = git("rev-parse", "HEAD", cwd=source).strip()
-    (source / "a.txt").write_text("two\n")
-    git("commit", "-qam", "second", cwd=source)
+    first, _ = repository(source, {"a.txt": "one\n"}, {"a.txt": "two\n"})
     marker = tmp_path / "hook-ran"
     hook = source / ".git" / "hooks" / "post-checkout"
     hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
