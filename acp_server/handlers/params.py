@@ -2,8 +2,9 @@
 
 ``initialize``, ``authenticate``, ``session/new`` and ``session/cancel`` are answered before the
 generated pydantic models are imported (importing pydantic alone costs ~45 ms, the whole
-budget for ``initialize``), so their few fields are checked here. Every other method validates
-its params against the generated models in ``acp_server.protocol``.
+budget for ``initialize``), so their few fields are checked here. The prompt, mode and option
+methods read plain params by tables (``plain_params``); every other method validates its params
+against the generated models in ``acp_server.protocol``.
 """
 
 from __future__ import annotations
