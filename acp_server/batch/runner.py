@@ -59,6 +59,9 @@ class Runner:
             result = await self._run_in(task, place, copy, folder)
         except (WorkspaceError, OSError) as exc:  # no copy, or no heron to start
             result = failed(task.id, str(exc), time.monotonic() - began)
+        except Exception as exc:  # noqa: BLE001 - a task boundary: one bug ends no batch
+            said = f"heron batch failed on this task: {type(exc).__name__}: {exc}"
+            result = failed(task.id, said, time.monotonic() - began)
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(self._clean, place, copy)
@@ -72,8 +75,8 @@ class Runner:
         changes = Changes(place / "shadow", copy, self.environment)
         await anyio.to_thread.run_sync(changes.before)
         ending = await self._exec(task, copy, folder)
-        events = (folder / "events.jsonl").read_text(encoding="utf-8", errors="replace")
-        result = to_result(task.id, events.splitlines(), ending)
+        events = await anyio.to_thread.run_sync(_lines, folder / "events.jsonl")
+        result = to_result(task.id, events, ending)
         problems: list[str] = []
         try:
             patch = await anyio.to_thread.run_sync(changes.patch)
@@ -149,6 +152,10 @@ def _fresh_folder(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name in OUTPUTS:
         (folder / name).unlink(missing_ok=True)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 
 def _signal_group(group: int, sent: signal.Signals) -> None:
