@@ -20,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from acp_server import __version__
     from acp_server.bridge.export import FORMATS
+    from acp_server.headless import command as exec_command
     from agent_core.config import heron_home
     from agent_core.modes import MODES
     from agent_core.providers import PROVIDER_ENV
@@ -40,11 +41,15 @@ def main(argv: list[str] | None = None) -> int:
         "demo", help="run a scripted session through `heron acp` and show it"
     )
     demo.add_argument("--keep", action="store_true", help="keep the sample project's temp dir")
-    ask = commands.add_parser(
-        "ask", help="send one prompt about the current directory to the model"
+    exec_ = commands.add_parser(
+        "exec",
+        aliases=["ask"],
+        help=exec_command.HELP,
+        description=exec_command.DESCRIPTION,
+        epilog=exec_command.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ask.add_argument("prompt", help="what to ask")
-    ask.add_argument("--model", help="<provider>:<model>, overriding HERON_MODEL and config.toml")
+    exec_command.add_exec_arguments(exec_)
     setup = commands.add_parser("setup", help="add Heron to an editor's agents")
     setup.add_argument("editor", choices=("zed", "jetbrains", "vscode"))
     setup.add_argument("--dry-run", action="store_true", help="show what would be written")
@@ -89,8 +94,10 @@ def _run_terminal_command(args: argparse.Namespace) -> int:
     from acp_server.jsonrpc.stdio import console as terminal
 
     match args.command:
-        case "ask":
-            return console.run_ask(args.prompt, model=args.model)
+        case "exec" | "ask":
+            from acp_server.headless.command import run_exec
+
+            return run_exec(args, sys.stdin, terminal())
         case "demo":
             return console.run_demo(keep=args.keep)
         case "setup":

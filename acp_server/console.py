@@ -1,9 +1,9 @@
-"""A minimal terminal ACP client: ``heron demo`` and ``heron ask``.
+"""A minimal terminal ACP client: ``heron demo``.
 
-Both start ``heron acp`` as a subprocess and drive it over real stdio with the project's own
+It starts ``heron acp`` as a subprocess and drives it over real stdio with the project's own
 JSON-RPC connection, printing what an editor would show: streamed text, thoughts, tool calls,
-plans and usage. ``demo`` copies a small sample project to a temp dir and plays the offline
-scripted model; ``ask`` sends one prompt about the current directory to the configured model.
+plans and usage. It copies a small sample project to a temp dir and plays the offline scripted
+model, approving everything. (``heron exec``, in ``headless/``, is the client for real work.)
 """
 
 from __future__ import annotations
@@ -33,11 +33,10 @@ DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 
 
 class ConsoleClient:
-    """The client side: renders updates and answers permission requests."""
+    """The client side: renders updates and approves what is asked."""
 
-    def __init__(self, out: TextIO, *, ask_user: bool) -> None:
+    def __init__(self, out: TextIO) -> None:
         self._out = out
-        self._ask_user = ask_user
         self._color = out.isatty()
         self._streaming: str | None = None  # the kind of chunk being streamed
 
@@ -96,17 +95,8 @@ class ConsoleClient:
 
     async def _permission(self, params: dict[str, Any]) -> dict[str, Any]:
         title = params["toolCall"].get("title", "a tool call")
-        options = params["options"]
-        if not self._ask_user:
-            self._line(f"? {title}: allowed (the demo approves everything)")
-            return {"outcome": {"outcome": "selected", "optionId": options[0]["optionId"]}}
-        self._line(f"? {title}")
-        for number, option in enumerate(options, 1):
-            self._write(f"  {number}. {option['name']}\n")
-        answer = await anyio.to_thread.run_sync(_read_answer, len(options))
-        if answer is None:
-            return {"outcome": {"outcome": "cancelled"}}
-        return {"outcome": {"outcome": "selected", "optionId": options[answer]["optionId"]}}
+        self._line(f"? {title}: allowed (the demo approves everything)")
+        return {"outcome": {"outcome": "selected", "optionId": params["options"][0]["optionId"]}}
 
     def heading(self, text: str) -> None:
         self._line(self._style(BOLD, text))
@@ -137,19 +127,13 @@ def run_demo(*, keep: bool = False) -> int:
         shutil.copytree(source, workspace, dirs_exist_ok=True, ignore=ignored)
     out = console()
     try:
-        client = ConsoleClient(out, ask_user=False)
+        client = ConsoleClient(out)
         return _run(["--model", "scripted:demo"], workspace, DEMO_PROMPTS, client)
     finally:
         if keep:
             out.write(f"\nThe sample project is kept at {workspace}\n")
         else:
             shutil.rmtree(workspace, ignore_errors=True)
-
-
-def run_ask(prompt: str, *, model: str | None = None) -> int:
-    """One prompt about the current directory, with the configured (or given) model."""
-    args = ["--model", model] if model else []
-    return _run(args, Path.cwd(), (prompt,), ConsoleClient(console(), ask_user=True))
 
 
 def _run(args: list[str], workspace: Path, prompts: tuple[str, ...], client: ConsoleClient) -> int:
@@ -164,17 +148,6 @@ def _run(args: list[str], workspace: Path, prompts: tuple[str, ...], client: Con
         except subprocess.TimeoutExpired:
             agent.kill()
     return status or agent.returncode
-
-
-def _read_answer(count: int) -> int | None:
-    """The user's choice, 0-based; None on end of input."""
-    while True:
-        try:
-            text = input(f"choose 1-{count}: ")
-        except EOFError:
-            return None
-        if text.strip().isdigit() and 1 <= int(text) <= count:
-            return int(text) - 1
 
 
 async def _drive(

@@ -47,6 +47,7 @@ async def stream_turn(
         with scope:
             session.watch(scope)
             agent = session.agent
+            agent.meter.new_turn()  # what the turn asks of the model, counted from here
             turn = agent.compact(force=True) if compact else agent.run_turn(parts, message_id)
             async with aclosing(turn) as events:
                 async for event in events:

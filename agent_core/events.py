@@ -128,6 +128,7 @@ class ToolCallUpdated:
     content: tuple[ToolContent, ...] | None = None
     locations: tuple[Location, ...] | None = None
     checkpoint: int | None = None  # the checkpoint that covers what this call changes
+    refused: str | None = None  # the approval gate refused the call: what the model reads
     parent_call_id: str | None = None  # a subagent's call: the ``delegate`` call that runs it
     kind: Literal["tool_call_updated"] = "tool_call_updated"
 
@@ -148,12 +149,25 @@ class PlanUpdated:
 
 
 @dataclass(frozen=True)
+class TurnUsage:
+    """What a turn has asked of the model so far: its requests and their tokens (the session's
+    own; a subagent's requests count in its cost, not here)."""
+
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass(frozen=True)
 class UsageUpdated:
-    """Context usage after a model call."""
+    """Context usage after a model call (``turn``: the turn's requests and tokens so far)."""
 
     used_tokens: int
     context_window: int
     cost_usd: float | None = None
+    turn: TurnUsage | None = None
     kind: Literal["usage_updated"] = "usage_updated"
 
 

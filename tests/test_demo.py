@@ -1,4 +1,4 @@
-"""`heron demo` and `heron ask`: the terminal client drives a real `heron acp` subprocess."""
+"""`heron demo`: the terminal client drives a real `heron acp` subprocess."""
 
 from __future__ import annotations
 
@@ -30,18 +30,3 @@ def test_demo_shows_streamed_thoughts_and_answers(agent_env: dict[str, str]) -> 
     assert "This is **greeter**" in out
     assert out.count("[turn ended: end_turn]") == 2
     assert "__pycache__" not in out
-
-
-def test_ask_sends_one_prompt_about_the_current_directory(
-    agent_env: dict[str, str], workspace: Path
-) -> None:
-    result = heron(["ask", "what is here?"], agent_env, cwd=workspace)
-    assert result.returncode == 0, result.stderr
-    assert f"in {workspace}" in result.stdout
-    assert "You said: what is here?" in result.stdout
-
-
-def test_ask_explains_a_missing_key(agent_env: dict[str, str], workspace: Path) -> None:
-    result = heron(["ask", "hi", "--model", "anthropic:claude-x"], agent_env, cwd=workspace)
-    assert result.returncode == 1
-    assert "ANTHROPIC_API_KEY" in result.stdout

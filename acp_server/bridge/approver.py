@@ -9,6 +9,8 @@ from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.values import as_object
 from agent_core.approval.permissions import ApprovalOutcome, ApprovalRequest, Option
 
+MAX_REASON = 500  # characters of a client's reason for a rejection passed to the model
+
 
 class EditorApprover:
     def __init__(self, connection: Connection, session_id: str) -> None:
@@ -33,15 +35,25 @@ def to_permission_request(session_id: str, request: ApprovalRequest) -> dict[str
     if request.locations:
         tool_call["locations"] = [to_location(loc) for loc in request.locations]
     options = [{"optionId": o.option_id, "name": o.name, "kind": o.kind} for o in request.options]
-    return {"sessionId": session_id, "toolCall": tool_call, "options": options}
+    asked: dict[str, Any] = {"sessionId": session_id, "toolCall": tool_call, "options": options}
+    if request.grounds is not None:
+        rule, dangerous = request.grounds.rule, request.grounds.only_dangerous
+        asked["_meta"] = {"heron": {"rule": rule, "onlyDangerous": dangerous}}
+    return asked
 
 
 def from_permission_result(result: Any, options: tuple[Option, ...]) -> ApprovalOutcome:
-    """The user's answer; anything unexpected counts as a rejection, never as consent."""
-    outcome = as_object((as_object(result) or {}).get("outcome")) or {}
+    """The user's answer; anything unexpected counts as a rejection, never as consent. A
+    rejection's ``_meta.heron.reason`` (``heron exec``: no one is there to ask) goes to the
+    model with it."""
+    answer = as_object(result) or {}
+    outcome = as_object(answer.get("outcome")) or {}
     if outcome.get("outcome") != "selected":
         return ApprovalOutcome("cancelled")
     chosen = next((o for o in options if o.option_id == outcome.get("optionId")), None)
     if chosen is None:
         return ApprovalOutcome("reject_once", reason="the editor answered with an unknown option")
-    return ApprovalOutcome(chosen.kind, chosen.option_id)
+    reason = (as_object((as_object(answer.get("_meta")) or {}).get("heron")) or {}).get("reason")
+    if chosen.kind in ("allow_once", "allow_always") or not isinstance(reason, str):
+        return ApprovalOutcome(chosen.kind, chosen.option_id)
+    return ApprovalOutcome(chosen.kind, chosen.option_id, reason=reason[:MAX_REASON])

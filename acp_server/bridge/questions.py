@@ -49,10 +49,10 @@ class EditorQuestioner:
         if not question.choices:
             return Answer("unasked")
         request = to_choice_request(question)
+        asked = to_permission_request(self._session_id, request)
+        asked["_meta"] = {"heron": {"question": True}}  # not an approval: a client may skip it
         try:
-            result = await self._connection.request(
-                "session/request_permission", to_permission_request(self._session_id, request)
-            )
+            result = await self._connection.request("session/request_permission", asked)
         except RpcError as exc:
             log.warning("session/request_permission failed: %s", exc)
             return Answer("unasked")

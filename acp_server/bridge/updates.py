@@ -108,20 +108,25 @@ def to_tool_call_update(event: ToolCallUpdated, *, subagents: bool = False) -> U
         update["content"] = [to_tool_content(c) for c in shown]
     if event.locations is not None:
         update["locations"] = [to_location(loc) for loc in event.locations]
-    if event.checkpoint is not None or event.parent_call_id is not None:
-        update["_meta"] = _heron_meta(event.checkpoint, event.parent_call_id)
+    if event.checkpoint is not None or event.parent_call_id is not None or event.refused:
+        update["_meta"] = _heron_meta(event.checkpoint, event.parent_call_id, event.refused)
     return update
 
 
-def _heron_meta(checkpoint: int | None = None, parent: str | None = None) -> Update:
+def _heron_meta(
+    checkpoint: int | None = None, parent: str | None = None, refused: str | None = None
+) -> Update:
     """Heron's extensions of a tool call: the checkpoint that covers it ("restore to here":
-    ``/restore <n>``), and for a subagent's call the ``delegate`` call it belongs to, so an
-    editor can nest it."""
+    ``/restore <n>``), for a subagent's call the ``delegate`` call it belongs to, so an
+    editor can nest it, and for a call the approval gate refused, the refusal the model
+    reads (``heron exec`` tells a run stopped for lack of approval by it)."""
     heron: Update = {}
     if checkpoint is not None:
         heron["checkpoint"] = checkpoint
     if parent is not None:
         heron["parentToolCallId"] = parent
+    if refused:
+        heron["refused"] = refused
     return {"heron": heron}
 
 
@@ -195,6 +200,15 @@ def to_usage_update(event: UsageUpdated) -> Update:
     }
     if event.cost_usd is not None:
         update["cost"] = {"amount": event.cost_usd, "currency": "USD"}
+    if (turn := event.turn) is not None:  # Heron's: the turn so far, its tokens named as ACP's
+        counts = {  # (unstable) ``Usage`` names them
+            "inputTokens": turn.input_tokens,
+            "outputTokens": turn.output_tokens,
+            "cachedReadTokens": turn.cache_read_tokens,
+            "cachedWriteTokens": turn.cache_write_tokens,
+        }
+        so_far = {"requests": turn.requests, "totalTokens": sum(counts.values()), **counts}
+        update["_meta"] = {"heron": {"turn": so_far}}
     return update
 
 

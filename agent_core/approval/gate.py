@@ -4,8 +4,9 @@
 applies the ordered approval table (``safety.policy``, through ``Permissions``), asks the user
 when the table says so and remembers "always" answers, and takes the turn's checkpoint when the
 action may change the workspace (``policy.changes_workspace``), so that ``/undo`` restores
-what it does. A refusal is raised as the ``ToolError`` the model reads; a cancelled question
-raises ``ApprovalCancelled``, which ends the turn.
+what it does. A refusal is reported on the call (``ToolCallUpdated.refused``: an editor, or
+``heron exec``, sees the call was refused, not that it failed) and raised as the ``ToolError``
+the model reads; a cancelled question raises ``ApprovalCancelled``, which ends the turn.
 
 A command that empties files in place runs unasked only when the turn's checkpoint keeps those
 files: for one, the checkpoint is taken before the question, not after, and asked about them.
@@ -62,6 +63,7 @@ async def admit(context: Call, action: Action, request: ApprovalRequest) -> None
         action = replace(action, checkpointed=taken and not_kept is None, not_kept=not_kept)
     situation = permissions.situation(action, judgement)
     if refusal := await permissions.decide(situation, request):
+        await context.report(ToolCallUpdated(context.call_id, refused=refusal))
         raise ToolError(refusal)
     if not taken and changes_workspace(situation):
         await before_change(context)

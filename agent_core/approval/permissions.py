@@ -35,6 +35,16 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Grounds:
+    """Why the policy asks: the row of its table that asks (``safety.policy.RULES``), and
+    whether danger alone makes it ask, the mode running the action otherwise (what
+    ``heron exec --allow-dangerous`` lets through)."""
+
+    rule: str
+    only_dangerous: bool = False
+
+
+@dataclass(frozen=True)
 class ApprovalRequest:
     call_id: str
     title: str
@@ -42,6 +52,7 @@ class ApprovalRequest:
     options: tuple[Option, ...] = ()  # empty: ``Permissions.check`` chooses them
     content: tuple[ToolContent, ...] = ()
     locations: tuple[Location, ...] = ()
+    grounds: Grounds | None = None  # set by ``Permissions.decide``; None: not the policy's
 
 
 @dataclass(frozen=True)
@@ -118,7 +129,8 @@ class Permissions:
         """
         from agent_core.safety import policy
 
-        verdict, reason = policy.apply(situation)
+        rule, _, verdict, why = policy.rule_for(situation)
+        reason = why(situation)
         if verdict == "allow":
             return None
         if verdict == "deny":
@@ -126,8 +138,9 @@ class Permissions:
         always = policy.may_remember(situation)
         options = request.options or options_in(situation, always=always)
         because = (TextContent(f"Asking because {reason}."),) if reason else ()
+        grounds = Grounds(rule, policy.only_dangerous(situation))
         outcome = await self.approver.request(
-            replace(request, options=options, content=request.content + because)
+            replace(request, options=options, content=request.content + because, grounds=grounds)
         )
         if outcome.decision == "cancelled":
             raise ApprovalCancelled

@@ -12,7 +12,7 @@ only then do the modes and the remembered answers decide. ``decide`` is pure, an
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -195,6 +195,12 @@ def apply(situation: Situation) -> tuple[Verdict, str | None]:
 def rule_for(situation: Situation) -> Rule:
     """The first rule of the table that applies."""
     return next(rule for rule in RULES if rule[1](situation))
+
+
+def only_dangerous(situation: Situation) -> bool:
+    """Whether danger alone makes ``situation`` ask: it is dangerous (or unreadable), and the
+    mode would run it were it not."""
+    return situation.concern is not None and apply(replace(situation, concern=None))[0] == "allow"
 
 
 def changes_workspace(situation: Situation) -> bool:
