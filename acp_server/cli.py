@@ -80,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     batch.add_argument("--model", help="<provider>:<model> for the tasks that name none")
     batch.add_argument("--mode", default="full-access", choices=MODES, help="default full-access")
     batch.add_argument("--retry-failed", action="store_true", help="run failed tasks again")
+    batch.add_argument(
+        "--allow-dangerous", action="store_true", help="heron exec's, for the tasks that do not say"
+    )
     login = commands.add_parser("login", help="choose a provider and store its API key")
     login.add_argument("--provider", choices=tuple(PROVIDER_ENV))
     parsed = parser.parse_args(args)
@@ -119,7 +122,7 @@ def _run_terminal_command(args: argparse.Namespace) -> int:
             from acp_server.batch.command import run_batch_command
             from acp_server.batch.tasks import Defaults
 
-            defaults = Defaults(args.mode, args.model, args.timeout)
+            defaults = Defaults(args.mode, args.model, args.timeout, args.allow_dangerous)
             return run_batch_command(
                 args.tasks,
                 args.out,

@@ -110,6 +110,22 @@ def test_every_bad_line_is_named_in_one_error() -> None:
     assert "JSON object" in said[10]
 
 
+def test_allow_dangerous_is_a_task_s_or_the_flag_s() -> None:
+    read = parse_tasks(
+        lines(
+            {"id": "a", "prompt": "p", "workspace": "w", "allow_dangerous": True},
+            {"id": "b", "prompt": "p", "workspace": "w", "allow_dangerous": False},
+            {"id": "c", "prompt": "p", "workspace": "w"},
+        ),
+        BASE,
+    )
+    flags = Defaults(allow_dangerous=True)
+    assert [with_defaults(t, flags).allow_dangerous for t in read] == [True, False, True]
+    assert [with_defaults(t, Defaults()).allow_dangerous for t in read] == [True, False, False]
+    with pytest.raises(TaskFileError, match="line 1: allow_dangerous must be true or false"):
+        parse_tasks(lines({"id": "a", "prompt": "p", "workspace": "w", "allow_dangerous": 1}), BASE)
+
+
 def test_a_file_without_tasks_is_an_error() -> None:
     with pytest.raises(TaskFileError, match="no task"):
         parse_tasks(["", "  "], BASE)

@@ -101,6 +101,8 @@ class Runner:
         command = [*self.heron, "exec", "--json", "--cwd", str(copy), "--mode", str(task.mode)]
         if task.model:
             command += ["--model", task.model]
+        if task.allow_dangerous:
+            command.append("--allow-dangerous")
         command += ["--", task.prompt]  # a prompt may start with "-"
         began = time.monotonic()
         with (

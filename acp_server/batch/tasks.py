@@ -7,11 +7,11 @@ One JSON object per line (blank lines are skipped)::
      "model": "anthropic:claude-sonnet-4-5", "mode": "accept-edits", "timeout": 600}
 
 ``workspace`` (a folder, copied) or ``repository`` with ``commit`` (checked out into a fresh
-folder); a relative path is taken from the folder of the tasks file. ``model``, ``mode`` and
-``timeout`` (seconds) are optional: what a task leaves out, the flags give. An ``id`` names
-the task's folder in the output, so it is a plain name. An unknown key is an error rather than
-ignored, since a misspelt ``timeout`` would otherwise run without one. Every bad line is named
-in one error, so that a file is fixed in one pass.
+folder); a relative path is taken from the folder of the tasks file. ``model``, ``mode``,
+``timeout`` (seconds) and ``allow_dangerous`` are optional: what a task leaves out, the flags
+give. An ``id`` names the task's folder in the output, so it is a plain name. An unknown key is
+an error rather than ignored, since a misspelt ``timeout`` would otherwise run without one.
+Every bad line is named in one error, so that a file is fixed in one pass.
 """
 
 from __future__ import annotations
@@ -27,7 +27,17 @@ from agent_core.errors import HeronError
 from agent_core.modes import MODES
 
 ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # a folder name on every system
-KEYS = ("id", "prompt", "workspace", "repository", "commit", "model", "mode", "timeout")
+KEYS = (
+    "id",
+    "prompt",
+    "workspace",
+    "repository",
+    "commit",
+    "model",
+    "mode",
+    "timeout",
+    "allow_dangerous",
+)
 
 
 class TaskFileError(HeronError):
@@ -45,6 +55,7 @@ class Task:
     model: str | None = None
     mode: str | None = None
     timeout: float | None = None  # seconds
+    allow_dangerous: bool | None = None  # ``heron exec --allow-dangerous``
 
 
 class Defaults(NamedTuple):
@@ -53,6 +64,7 @@ class Defaults(NamedTuple):
     mode: str = "full-access"
     model: str | None = None
     timeout: float = 1800.0
+    allow_dangerous: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,9 @@ def with_defaults(task: Task, defaults: Defaults) -> Task:
         mode=task.mode or defaults.mode,
         model=task.model or defaults.model,
         timeout=task.timeout if task.timeout is not None else defaults.timeout,
+        allow_dangerous=(
+            task.allow_dangerous if task.allow_dangerous is not None else defaults.allow_dangerous
+        ),
     )
 
 
@@ -149,6 +164,7 @@ def _task(text: str, number: int, base: Path) -> Task:
         model=_text(given, "model"),
         mode=check_mode(mode) if mode is not None else None,
         timeout=_timeout(given),
+        allow_dangerous=_flag(given, "allow_dangerous"),
     )
 
 
@@ -173,6 +189,13 @@ def _text(given: dict[str, Any], key: str) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{key} must be a non-empty string")
+    return value
+
+
+def _flag(given: dict[str, Any], key: str) -> bool | None:
+    value = given.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise ValueError(f"{key} must be true or false")
     return value
 
 
