@@ -10,9 +10,10 @@ beside them, off the event loop:
 2. **PRELOAD**, once the server runs: what building a session and the session methods need.
 3. **WARM_UP**, once a session exists: the turn machinery (loop, tools, command judgement,
    the bash grammar).
-4. **Settling**, once the first session is ready (``settle``): what the loading left behind
-   collected, and what it built frozen out of the garbage collector's way, so that the
-   first prompt pays neither.
+4. **Settling**, once the first prompt is answered (``settle``): what the loading left behind
+   collected, and what it built frozen out of the garbage collector's way, so that no later
+   turn pays a full collection over it. The pause (20-130 ms) lands while the user reads
+   an answer: run when the warm-up ends, it could land on a prompt typed meanwhile.
 
 Each step runs in a worker thread; an import a request needs meanwhile waits on Python's
 module lock, never twice. The generated wire models (pydantic's schema of the protocol) are in
@@ -98,9 +99,8 @@ def warm_up() -> None:
 
 
 def settle() -> None:
-    """After the first session's warm-up, once: a full collection of what loading left (~20-50
-    ms, paid now rather than inside a turn), then the survivors frozen (``gc.freeze``): the
-    modules, classes and tables loaded for good are never scanned again, which shortens every
-    later collection."""
+    """Once, after the first answer: a full collection of what loading left (paid now rather
+    than inside a turn), then the survivors frozen (``gc.freeze``): the modules, classes and
+    tables loaded for good are never scanned again, which shortens every later collection."""
     gc.collect()
     gc.freeze()

@@ -17,18 +17,23 @@ from acp_server.handlers.greeting import accepts_images
 from acp_server.handlers.plain_params import prompt_by_schema, read_prompt
 from acp_server.handlers.rewind import refusal, restore_mode
 from acp_server.handlers.state import ServerState
+from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.jsonrpc.values import as_object
+from acp_server.loading import settle
 from acp_server.rewind import RestoreMode, RewindError
 from acp_server.session import CommandOutcome, Prompt, Session
 
 MAX_MESSAGE_ID = 200
 
 
-async def prompt(state: ServerState, raw: Any) -> dict[str, Any]:
+async def prompt(state: ServerState, raw: Any) -> Reply:
+    """A turn, answered with its stop reason; after the process's first answer, what loading
+    left is collected and the rest frozen (``loading.settle``), while the user reads."""
     given = _message_id(raw)
     reply = await _prompt(state, raw, given or str(uuid.uuid4()))
-    return reply if given else {"stopReason": reply["stopReason"]}
+    result = reply if given else {"stopReason": reply["stopReason"]}
+    return Reply(result, after=lambda: state.run_once("settle", settle))
 
 
 async def edit_prompt(state: ServerState, raw: Any) -> dict[str, Any]:

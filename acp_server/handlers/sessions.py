@@ -17,7 +17,6 @@ from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from acp_server.jsonrpc.transport import TransportClosed
-from acp_server.loading import settle
 from acp_server.session import Session
 from acp_server.session_parts import Restored, SessionSetup
 from agent_core.errors import HeronError
@@ -93,6 +92,5 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         await session.prepare()
         await state.run_once("turn machinery", state.warm_up)
         await session.warm_up()  # built now, so that a prompt finds it ready
-        await state.run_once("settle", settle)
 
     return Reply(opening_result(session.id if with_id else None, options), after=after)
