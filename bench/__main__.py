@@ -96,7 +96,9 @@ def main() -> int:
         "--agent",
         help="measure another ACP agent, given its command (e.g. 'codex-acp'), in the scenarios "
         "any agent can run: start-up, first prompts and long sessions against the fake model "
-        "server, whose address it gets in ANTHROPIC_BASE_URL and OPENAI_BASE_URL",
+        "server, whose address it gets in ANTHROPIC_BASE_URL and OPENAI_BASE_URL, and in place "
+        "of {url} in the command, for an agent configured by its options "
+        "(e.g. codex-acp -c model_providers.fake.base_url='\"{url}/v1\"' ...)",
     )
     args = parser.parse_args()
     agent = tuple(shlex.split(args.agent)) if args.agent else startup.HERON_ACP

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.figures import Figure
-from bench.startup import peak_rss_mb
+from bench.startup import peak_rss_mb, pointed_at
 from tests.support.fake_llm import FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
 
@@ -88,20 +88,21 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
     for provider, model in MODELS.items():
         with FakeLLM() as fake:
             run_env = {**env, **fake.environment(model)}
+            command = pointed_at(agent, fake.url)
             at_once: list[float] = []
             stalls: list[float] = []
             settled: list[tuple[float, float]] = []
             sdk = sdk_import_s(SDKS[provider])
             for _ in range(3):
-                settled.append(settled_over_later(run_env, workspace, agent, fake))
-                with RawAgent(run_env, check_schema=False, command=agent) as fresh:
+                settled.append(settled_over_later(run_env, workspace, command, fake))
+                with RawAgent(run_env, check_schema=False, command=command) as fresh:
                     fresh.initialize()
                     at_once.append(agent_time(fresh, fake, fresh.new_session(workspace)))
-                with RawAgent(run_env, check_schema=False, command=agent) as fresh:
+                with RawAgent(run_env, check_schema=False, command=command) as fresh:
                     fresh.initialize()
                     stalls.append(longest_wait(fresh, fake, fresh.new_session(workspace)))
             firsts, laters, rss = [], [], []
-            with RawAgent(run_env, check_schema=False, command=agent) as warm:
+            with RawAgent(run_env, check_schema=False, command=command) as warm:
                 warm.initialize()
                 agent_time(warm, fake, warm.new_session(workspace))
                 for _ in range(SAMPLES):
@@ -110,7 +111,7 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                     firsts.append(agent_time(warm, fake, session_id))
                     time.sleep(PAUSE)  # the same pause before a later prompt: equal footing
                     laters.append(agent_time(warm, fake, session_id))
-            with RawAgent(run_env, check_schema=False, command=agent) as idle:
+            with RawAgent(run_env, check_schema=False, command=command) as idle:
                 idle.initialize()
                 idle.new_session(workspace)
                 time.sleep(1.5)  # what loads after session/new has loaded

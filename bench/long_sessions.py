@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.figures import Figure
+from bench.startup import pointed_at
 from tests.support.fake_llm import FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
 
@@ -34,7 +35,7 @@ def agent_times(
     times: list[float] = []
     with FakeLLM() as fake:
         run_env = {**env, **fake.environment(MODELS[provider])}
-        with RawAgent(run_env, check_schema=False, command=agent) as client:
+        with RawAgent(run_env, check_schema=False, command=pointed_at(agent, fake.url)) as client:
             client.initialize()
             session_id = client.new_session(workspace)
             for turn in range(turns):

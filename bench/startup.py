@@ -15,6 +15,17 @@ from bench.figures import Figure
 
 HERON = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "heron")
 HERON_ACP = (HERON, "acp")  # what editors run; `python -m bench --agent` measures another
+MODEL_URL = "{url}"  # in another agent's command: the fake model server's address
+NO_MODEL_URL = "http://127.0.0.1:9"  # where no model server runs (the start-up rows ask none)
+
+
+def pointed_at(agent: Sequence[str], url: str) -> tuple[str, ...]:
+    """``agent``'s command with ``{url}`` replaced by the model server's address: for an agent
+    that reads its endpoint from its own options rather than from ANTHROPIC_BASE_URL or
+    OPENAI_BASE_URL."""
+    return tuple(part.replace(MODEL_URL, url) for part in agent)
+
+
 RUNS = 15
 # A method's own figure is taken this long after `initialize`: the server loads once
 # `initialize` is answered, and a request sent at once waits for that (the start-up rows).
@@ -80,6 +91,7 @@ def one_run(
 
 
 def measure(env: dict[str, str], agent: Sequence[str] = HERON_ACP) -> list[Figure]:
+    agent = pointed_at(agent, NO_MODEL_URL)
     with tempfile.TemporaryDirectory() as tmp:
         runs = [one_run(env, Path(tmp), agent) for _ in range(RUNS)]
     init, new, rss, second = (sorted(column) for column in zip(*runs, strict=True))
