@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from acp_server.batch.command import HERON
 from bench.figures import Figure
 
 TASKS = 20
 WORKERS = 4
-HERON = (sys.executable, "-c", "from acp_server.cli import main; raise SystemExit(main())")
 
 
 def _timed(env: dict[str, str], tasks: Path, out: Path, workers: int) -> float:

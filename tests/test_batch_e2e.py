@@ -11,16 +11,15 @@ import itertools
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from acp_server.batch.command import HERON
 from tests.support.repositories import repository
 
-HERON = [sys.executable, "-c", "from acp_server.cli import main; raise SystemExit(main())"]
 SPEAKERS = {"system", "human", "gpt", "tool"}
 SCRIPT = {
     "rules": [
