@@ -82,7 +82,7 @@ def test_every_bad_line_is_named_in_one_error() -> None:
                 "{not json",
                 {"id": "no-prompt", "workspace": "w"},
                 {"id": "both", "prompt": "p", "workspace": "w", "repository": "r", "commit": "c"},
-                {"id": "ok", "prompt": "p", "workspace": "w"},
+                {"id": "OK", "prompt": "p", "workspace": "w"},
                 {"id": "typo", "prompt": "p", "workspace": "w", "timout": 5},
                 {"id": "../up", "prompt": "p", "workspace": "w"},
                 {"id": "mode", "prompt": "p", "workspace": "w", "mode": "yolo"},

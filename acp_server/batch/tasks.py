@@ -83,7 +83,8 @@ def parse_tasks(lines: Iterable[str], base: Path, name: str = "TASKS.jsonl") -> 
     ``TaskFileError`` naming every bad line (``name``: the file, as the user gave it)."""
     tasks: list[Task] = []
     problems: list[str] = []
-    first_line: dict[str, int] = {}
+    first_line: dict[str, int] = {}  # by the id in lower case: folders of a file system that
+    # ignores case (macOS, Windows) would be one
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
@@ -92,12 +93,13 @@ def parse_tasks(lines: Iterable[str], base: Path, name: str = "TASKS.jsonl") -> 
         except ValueError as exc:
             problems.append(f"{name} line {number}: {exc}")
             continue
-        if task.id in first_line:
+        if (folder := task.id.lower()) in first_line:
             problems.append(
-                f"{name} line {number}: id {task.id!r} is already line {first_line[task.id]}'s"
+                f"{name} line {number}: id {task.id!r} is already line {first_line[folder]}'s"
+                " (ids name folders: compared without case)"
             )
             continue
-        first_line[task.id] = number
+        first_line[folder] = number
         tasks.append(task)
     if problems:
         raise TaskFileError("\n".join(problems))
