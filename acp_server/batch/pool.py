@@ -8,8 +8,10 @@ data set behind the user's back (and a task that fails the same way every time w
 let a rerun be a no-op). ``--retry-failed`` runs them again, after an outage say.
 
 ``summary.jsonl`` is written again, whole, each time a task ends: one line per recorded task
-of the whole file (not only this shard: shards sharing an output folder each see all of it),
-in the file's order, read back from the tasks' ``result.json``.
+of the whole file, in the file's order, from the results read when the batch began and those
+of its runs (one read of every ``result.json`` per batch, not per task: a batch of 10,000
+tasks would otherwise read 100 million files). At the end the results are read again, so that
+shards sharing an output folder each leave a summary of all of it.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ async def run_batch(batch: Batch, runner: Runner, stream: TextIO) -> list[TaskRe
     """Run what is left of the shard, its progress on ``stream``; every recorded row of the
     shard once it is done, in file order."""
     mine = batch.shard.pick(batch.tasks)
-    recorded = {task.id: recorded_result(runner.out, task.id) for task in mine}
+    recorded = await anyio.to_thread.run_sync(read_results, runner.out, batch.tasks)
     to_run = [t for t in mine if _to_run(recorded[t.id], batch.retry_failed)]
     again = {task.id for task in to_run}
     kept = [row for task in mine if (row := recorded[task.id]) and task.id not in again]
@@ -71,7 +73,8 @@ async def run_batch(batch: Batch, runner: Runner, stream: TextIO) -> list[TaskRe
             result = await runner.run(task)
             recorded[task.id] = result
             progress.finished(result)
-            await anyio.to_thread.run_sync(write_summary, runner.out, batch.tasks)
+            rows = [row for row in recorded.values() if row is not None]
+            await anyio.to_thread.run_sync(write_summary, runner.out, rows)
 
     caught: list[int] = []
     async with anyio.create_task_group() as group:
@@ -83,7 +86,9 @@ async def run_batch(batch: Batch, runner: Runner, stream: TextIO) -> list[TaskRe
         group.cancel_scope.cancel()  # the clock stops with the last task
     if caught:
         raise BatchStopped(caught[0])
-    await anyio.to_thread.run_sync(write_summary, runner.out, batch.tasks)
+    on_disk = await anyio.to_thread.run_sync(read_results, runner.out, batch.tasks)
+    rows = [row for row in on_disk.values() if row is not None]  # with other shards' too
+    await anyio.to_thread.run_sync(write_summary, runner.out, rows)
     progress.end()
     return [row for task in mine if (row := recorded[task.id]) is not None]
 
@@ -96,8 +101,12 @@ def recorded_result(out: Path, task_id: str) -> TaskResult | None:
         return None
 
 
-def write_summary(out: Path, tasks: Sequence[Task]) -> None:
-    rows = [row for task in tasks if (row := recorded_result(out, task.id)) is not None]
+def read_results(out: Path, tasks: Sequence[Task]) -> dict[str, TaskResult | None]:
+    """Each task's recorded result, in the file's order."""
+    return {task.id: recorded_result(out, task.id) for task in tasks}
+
+
+def write_summary(out: Path, rows: Sequence[TaskResult]) -> None:
     write_atomically(out / SUMMARY, "".join(row.to_json() + "\n" for row in rows).encode())
 
 
