@@ -85,7 +85,11 @@ def one_run(
     second_new = time.perf_counter() - before_second
     assert "result" in second, second
     proc.stdin.close()
-    proc.wait(timeout=5)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # another agent may outlive its input (codex-acp does)
+        proc.kill()
+        proc.wait()
     proc.stdout.close()
     return initialized - started, session_new, rss, second_new
 
