@@ -19,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     from acp_server import __version__
+    from acp_server.batch import usage as batch_usage
     from acp_server.bridge.export import FORMATS
     from acp_server.headless import command as exec_command
     from agent_core.config import heron_home
@@ -70,13 +71,22 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--out", help="the file to write (default: standard output)")
     batch = commands.add_parser(
         "batch",
-        help="run each task of a JSON Lines file with `heron exec`, in a copy of its folder",
+        help=batch_usage.HELP,
+        description=batch_usage.HELP,
+        epilog=batch_usage.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    batch.add_argument("tasks", help="one task a line: id, prompt, workspace or repository+commit")
-    batch.add_argument("--out", required=True, help="the folder for each task's files and summary")
-    batch.add_argument("--workers", type=int, default=1, help="tasks run at once (default 1)")
-    batch.add_argument("--shard", default="0/1", help="I/N: every N-th task from the I-th (from 0)")
-    batch.add_argument("--timeout", type=float, default=1800.0, help="seconds (default 1800)")
+    batch.add_argument(
+        "tasks", metavar="TASKS.jsonl", help="a task a line: id, prompt, workspace or repository"
+    )
+    batch.add_argument("--out", metavar="DIR", required=True, help="each task's files, the summary")
+    batch.add_argument("--workers", metavar="N", type=int, default=1, help="at once (default 1)")
+    batch.add_argument(
+        "--shard", metavar="I/N", default="0/1", help="every N-th task from the I-th"
+    )
+    batch.add_argument(
+        "--timeout", metavar="S", type=float, default=1800.0, help="a task's limit (default 1800)"
+    )
     batch.add_argument("--model", help="<provider>:<model> for the tasks that name none")
     batch.add_argument("--mode", default="full-access", choices=MODES, help="default full-access")
     batch.add_argument("--retry-failed", action="store_true", help="run failed tasks again")
