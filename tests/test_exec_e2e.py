@@ -67,6 +67,10 @@ SCRIPT = {
                 [{"text": "I went with red."}],
             ],
         },
+        {
+            "match": "^plan",
+            "replies": [[call("switch_mode", plan="Write NOTES.md.")], [{"text": "Planned."}]],
+        },
         {"match": "^hang", "replies": [[{"thinking": "Waiting."}, {"sleep": 60}]]},
         {"match": "", "replies": [[{"echo": "You said: "}]]},
     ]
@@ -153,6 +157,17 @@ def test_plan_and_ask_refuse_the_edit_with_exit_3(
     assert expected in told
 
 
+def test_leaving_plan_mode_is_not_approved_and_the_model_is_told_why(
+    exec_env: dict[str, str], workspace: Path
+) -> None:
+    done = heron(["exec", "--json", "--mode", "plan", "plan the notes"], exec_env, workspace)
+    assert done.returncode == 3, done.stderr
+    _, updates, result = checked(stream(done.stdout))
+    assert result["answer"] == "Planned."
+    told = json.dumps([u.get("rawOutput") for u in updates])
+    assert "Not approved: no one is here to approve it" in told  # not "ask again"
+
+
 def test_accept_edits_applies_edits_and_refuses_commands(
     exec_env: dict[str, str], workspace: Path, bubblewrap: None
 ) -> None:
@@ -224,6 +239,28 @@ def test_sigint_mid_turn_cancels_exits_130_and_the_session_goes_on(
     assert again.returncode == 0, again.stderr
     start, _, result = checked(stream(again.stdout))
     assert start["sessionId"] == session and result["answer"] == "You said: hello again"
+
+
+def test_sigint_as_the_session_opens_still_ends_with_a_result_and_130(
+    exec_env: dict[str, str], workspace: Path
+) -> None:
+    run = subprocess.Popen(
+        [*HERON, "exec", "--json", "hang on"],
+        env=exec_env,
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert run.stdout is not None
+    first = json.loads(run.stdout.readline())  # the turn is about to begin, or just has
+    os.killpg(run.pid, signal.SIGINT)
+    rest, errors = run.communicate(timeout=30)
+    assert run.returncode == 130, errors
+    _, _, result = checked([first, *stream(rest)])
+    assert result["exitCode"] == 130 and result["error"] == "interrupted"
 
 
 def test_usage_requests_and_cost_come_from_the_model_server(

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ import pytest
 
 from acp_server.bridge.approver import from_permission_result, to_permission_request
 from acp_server.headless.approvals import Policy, answer
+from acp_server.headless.output import CLEAR_LINE, JsonOutput, TextOutput
 from acp_server.headless.record import Ending, RunRecord
 from agent_core.approval.permissions import ApprovalRequest, Grounds, Option, options_for
 from agent_core.safety.policy import Command, Edit, only_dangerous, situation_of
@@ -152,3 +155,53 @@ def test_exit_codes(ending: Ending, refused: bool, code: int) -> None:
     assert result["exitCode"] == code
     assert (result["error"] is None) == (code == 0)
     assert result["usage"] is None and result["cost"] is None and result["requests"] == 0
+
+
+def ended(answer: str = "Done.") -> dict[str, Any]:
+    result = RunRecord().result("s", Ending("end_turn"), 1500)
+    return {**result, "answer": answer}
+
+
+def test_on_a_terminal_one_status_line_is_rewritten_then_cleared() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    shown = TextOutput(out, err, live=True)
+    shown.update(update("tool_call", toolCallId="t", title="Read README.md"))
+    shown.update(update("agent_message_chunk", messageId="m", content={"text": "Done."}))
+    shown.note("heron: WARNING something")
+    shown.update(update("agent_thought_chunk", messageId="m", content={"text": "hm"}))
+    shown.finish(ended())
+    assert out.getvalue() == "Done.\n"  # the answer alone
+    screen = err.getvalue()
+    assert f"{CLEAR_LINE}⏺ Read README.md · 1 tool call · 0 s" in screen
+    assert f"{CLEAR_LINE}⏺ answering · 1 tool call" in screen
+    assert f"{CLEAR_LINE}heron: WARNING something\n" in screen  # the status cleared first
+    assert screen.endswith(
+        f"{CLEAR_LINE}heron exec: end_turn · 0 requests · 0 tool calls · 1.5 s · session s\n"
+    )
+
+
+def test_elsewhere_progress_is_plain_lines_and_json_is_json_alone() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    shown = TextOutput(out, err, live=False)
+    shown.update(update("tool_call", toolCallId="t", title="Write file"))
+    refusal = {"heron": {"refused": "Refused: plan mode is read-only."}}
+    shown.update(update("tool_call_update", toolCallId="t", title="Write a.py", _meta=refusal))
+    shown.update(update("tool_call_update", toolCallId="t", status="failed"))
+    shown.finish(ended(""))
+    assert out.getvalue() == ""
+    assert err.getvalue().splitlines()[:2] == [
+        "→ Write file",
+        "✗ refused: Write a.py: Refused: plan mode is read-only.",
+    ]
+    assert "\x1b" not in err.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    streamed = JsonOutput(out, err)
+    streamed.start({"type": "start"})
+    streamed.update(update("plan", entries=[]))
+    streamed.note("a log line")
+    streamed.finish(ended())
+    assert [
+        json.loads(line)["type" if "type" in line else "sessionUpdate"]
+        for line in out.getvalue().splitlines()
+    ] == ["start", "plan", "result"]
+    assert err.getvalue() == "a log line\n"

@@ -159,14 +159,16 @@ class TextOutput:
 
 
 def summary(result: dict[str, Any]) -> str:
-    """The run's last line on stderr: how it ended and what it cost."""
-    parts = [str(result["stopReason"] or "no answer")]
+    """The run's last lines on stderr: how the turn ended and what it cost (if it ran), and
+    what went wrong (if anything did)."""
+    failure = f"heron exec: {result['error']} (exit {result['exitCode']})"
+    if result["stopReason"] is None:
+        return failure
+    parts = [str(result["stopReason"])]
     parts.append(f"{result['requests']} request{'' if result['requests'] == 1 else 's'}")
     parts.append(f"{result['toolCalls']} tool call{'' if result['toolCalls'] == 1 else 's'}")
     if result["cost"] is not None:
         parts.append(f"{result['cost']['amount']:.4f} {result['cost']['currency']}")
     parts.append(f"{result['durationMs'] / 1000:.1f} s")
     line = f"heron exec: {' · '.join(parts)} · session {result['sessionId']}"
-    if result["error"]:
-        line += f"\nheron exec: {result['error']} (exit {result['exitCode']})"
-    return line
+    return f"{line}\n{failure}" if result["error"] else line

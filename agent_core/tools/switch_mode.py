@@ -51,6 +51,8 @@ class SwitchMode:
             raise ApprovalCancelled
         chosen = outcome.option_id
         if not outcome.allowed or chosen not in ("accept-edits", "ask", "full-access"):
+            if outcome.reason:  # not a choice: nobody could approve it (``heron exec``)
+                raise ToolError(f"Not approved: {outcome.reason}.")
             raise ToolError("The user wants to keep planning. Refine the plan and ask again.")
         await context.permissions.set_mode(chosen)
         return f"Plan approved. The mode is now {chosen}: go ahead."
