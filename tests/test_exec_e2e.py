@@ -210,29 +210,58 @@ def test_a_question_gets_no_answer_at_once(exec_env: dict[str, str], workspace: 
     assert time.monotonic() - began < 30
 
 
-def test_sigint_mid_turn_cancels_exits_130_and_the_session_goes_on(
-    exec_env: dict[str, str], workspace: Path
-) -> None:
+def hanging(
+    env: dict[str, str], workspace: Path, until: str
+) -> tuple[subprocess.Popen[str], list[dict[str, Any]]]:
+    """`heron exec --json "hang on"` running, and its stream up to the first line of type or
+    kind ``until``."""
     run = subprocess.Popen(
         [*HERON, "exec", "--json", "hang on"],
-        env=exec_env,
+        env=env,
         cwd=workspace,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,  # as `heron batch` runs it: the signal goes to the group
+        start_new_session=True,
     )
     assert run.stdout is not None
-    lines = []
-    for line in run.stdout:  # until the turn is under way
+    lines: list[dict[str, Any]] = []
+    for line in run.stdout:
         lines.append(json.loads(line))
-        if lines[-1].get("sessionUpdate") == "agent_thought_chunk":
+        if until in (lines[-1].get("type"), lines[-1].get("sessionUpdate")):
             break
+    return run, lines
+
+
+def interrupted(env: dict[str, str], workspace: Path, until: str) -> list[dict[str, Any]]:
+    """The whole stream of a run sent SIGINT to its process group (as `heron batch` stops a
+    run) once ``until`` came; it must exit 130."""
+    run, lines = hanging(env, workspace, until)
     os.killpg(run.pid, signal.SIGINT)
     rest, errors = run.communicate(timeout=30)
     assert run.returncode == 130, errors
+    return [*lines, *stream(rest)]
+
+
+def test_an_agent_that_dies_mid_turn_fails_the_run_at_once(
+    exec_env: dict[str, str], workspace: Path
+) -> None:
+    run, lines = hanging(exec_env, workspace, until="agent_thought_chunk")
+    children = Path(f"/proc/{run.pid}/task/{run.pid}/children").read_text().split()
+    assert len(children) == 1  # heron acp, in a session of its own
+    os.kill(int(children[0]), signal.SIGKILL)
+    rest, errors = run.communicate(timeout=30)
+    assert run.returncode == 1, errors
     _, _, result = checked([*lines, *stream(rest)])
+    assert result["error"].startswith("heron acp ended before it answered")
+
+
+def test_sigint_mid_turn_cancels_exits_130_and_the_session_goes_on(
+    exec_env: dict[str, str], workspace: Path
+) -> None:
+    lines = interrupted(exec_env, workspace, until="agent_thought_chunk")
+    _, _, result = checked(lines)
     assert result["stopReason"] == "cancelled" and result["exitCode"] == 130
     session = result["sessionId"]
     again = heron(["exec", "--json", "--session", session, "hello again"], exec_env, workspace)
@@ -244,22 +273,8 @@ def test_sigint_mid_turn_cancels_exits_130_and_the_session_goes_on(
 def test_sigint_as_the_session_opens_still_ends_with_a_result_and_130(
     exec_env: dict[str, str], workspace: Path
 ) -> None:
-    run = subprocess.Popen(
-        [*HERON, "exec", "--json", "hang on"],
-        env=exec_env,
-        cwd=workspace,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    assert run.stdout is not None
-    first = json.loads(run.stdout.readline())  # the turn is about to begin, or just has
-    os.killpg(run.pid, signal.SIGINT)
-    rest, errors = run.communicate(timeout=30)
-    assert run.returncode == 130, errors
-    _, _, result = checked([first, *stream(rest)])
+    lines = interrupted(exec_env, workspace, until="start")  # the turn just begun, or about to
+    _, _, result = checked(lines)
     assert result["exitCode"] == 130 and result["error"] == "interrupted"
 
 

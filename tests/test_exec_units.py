@@ -169,6 +169,8 @@ def test_on_a_terminal_one_status_line_is_rewritten_then_cleared() -> None:
     shown.update(update("agent_message_chunk", messageId="m", content={"text": "Done."}))
     shown.note("heron: WARNING something")
     shown.update(update("agent_thought_chunk", messageId="m", content={"text": "hm"}))
+    shown.tick()  # the clock moves on
+    assert err.getvalue().endswith(f"{CLEAR_LINE}⏺ thinking · 1 tool call · 0 s")
     shown.finish(ended())
     assert out.getvalue() == "Done.\n"  # the answer alone
     screen = err.getvalue()

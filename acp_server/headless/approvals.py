@@ -49,11 +49,9 @@ def answer(params: Any, policy: Policy) -> Answer:
     heron = heron_of(request)
     if heron.get("question") is True:
         return _reject(options, UNANSWERED, refused=False)
-    if policy.allow_dangerous and heron.get("onlyDangerous") is True:
-        chosen = _option(options, "allow_once")
-        if chosen is not None:
-            return Answer(_selected(chosen), refused=False, reason=None)
     dangerous = heron.get("onlyDangerous") is True
+    if dangerous and policy.allow_dangerous and (allow := _option(options, "allow_once")):
+        return Answer(_selected(allow), refused=False, reason=None)
     return _reject(options, DANGEROUS if dangerous else UNATTENDED.format(mode=policy.mode))
 
 

@@ -26,6 +26,7 @@ class Output(Protocol):
     def start(self, start: dict[str, Any]) -> None: ...
     def update(self, update: dict[str, Any]) -> None: ...
     def note(self, text: str) -> None: ...
+    def tick(self) -> None: ...
     def finish(self, result: dict[str, Any]) -> None: ...
 
 
@@ -63,6 +64,9 @@ class JsonOutput:
     def note(self, text: str) -> None:
         self._err.write(text.rstrip("\n") + "\n")
 
+    def tick(self) -> None:
+        return None
+
     def finish(self, result: dict[str, Any]) -> None:
         self._line(result)
 
@@ -78,6 +82,7 @@ class TextOutput:
         self._out, self._err = Stream(out), Stream(err)
         self._live = live
         self._status = ""  # the status line on screen, if any
+        self._doing = ""  # what it says is going on
         self._titles: dict[str, str] = {}
         self._refused: set[str] = set()  # calls shown refused (their failure goes unsaid)
         self._began = time.monotonic()
@@ -106,8 +111,14 @@ class TextOutput:
         self._clear()
         self._err.write(text.rstrip("\n") + "\n")
 
+    def tick(self) -> None:
+        """A second passed: the status line's clock moves on."""
+        if self._doing:
+            self._show(self._doing)
+
     def finish(self, result: dict[str, Any]) -> None:
         self._clear()
+        self._doing = ""
         if result["answer"]:
             self._out.write(result["answer"] + "\n")
         self._err.write(summary(result) + "\n")
@@ -146,6 +157,7 @@ class TextOutput:
     def _show(self, doing: str) -> None:
         if not self._live:
             return
+        self._doing = doing
         seconds = time.monotonic() - self._began
         calls = len(self._titles)
         status = f"⏺ {doing} · {calls} tool call{'' if calls == 1 else 's'} · {seconds:.0f} s"

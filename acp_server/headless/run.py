@@ -38,7 +38,9 @@ SETUP_TIMEOUT_S = 60.0  # for each request that opens the session
 CANCEL_WAIT_S = 10.0  # from session/cancel to giving up on the prompt's answer
 EXIT_WAIT_S = 10.0  # from closing the child's input to no longer waiting for it to exit
 KILL_AFTER_S = 1.0  # then, to killing it
+TICK_S = 1.0  # how often a live status line's clock moves
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+GONE = "heron acp ended before it answered"
 
 
 class Job(NamedTuple):
@@ -85,12 +87,14 @@ class Run:
         self.answered = False  # the prompt's answer is in: a signal now stops the wait for exit
         self.waiting: anyio.CancelScope | None = None  # what a signal cuts short
         self.connection: Connection | None = None
+        self.last_words = ""  # the child's last line on stderr
 
     async def main(self, child: subprocess.Popen[bytes]) -> Ending:
         self.waiting = anyio.CancelScope()
         ending = Ending(error="the run did not begin")
         async with anyio.create_task_group() as group:
             group.start_soon(self._watch_signals)
+            group.start_soon(self._tick)
             try:
                 ending = await self._drive(child)
             finally:
@@ -101,6 +105,8 @@ class Run:
         """The result shown, and the exit code."""
         if self.interrupted:
             ending = ending._replace(interrupted=True)
+        if ending.error == GONE and self.last_words:
+            ending = ending._replace(error=f"{GONE}: {self.last_words}")
         duration_ms = int((time.monotonic() - self.began) * 1000)
         result = self.record.result(self.client.session_id, ending, duration_ms)
         self.output.finish(result)
@@ -114,7 +120,7 @@ class Run:
         for pipe in (child.stdin, child.stdout, child.stderr):
             pipe.close()
         self.connection = connection = Connection(transport)
-        ending = Ending(error="heron acp stopped before the run began")
+        ending = Ending(error=GONE)
         async with anyio.create_task_group() as talking:
             talking.start_soon(connection.serve, self.client)
             talking.start_soon(self._forward_stderr, errors)
@@ -136,6 +142,8 @@ class Run:
                 self.client.streaming = True
                 return await self._prompt(connection)
         except RpcError as exc:
+            if connection.closed:  # the child is gone: its stderr says why
+                return Ending(error=GONE)
             unknown = exc.code in (RESOURCE_NOT_FOUND, INVALID_PARAMS) and self.job.session
             return Ending(error=exc.message, usage_error=bool(unknown))
         return Ending(interrupted=True)  # a signal, or no answer to the cancel in time
@@ -204,6 +212,11 @@ class Run:
                 if self.waiting is not None:
                     self.waiting.cancel()
 
+    async def _tick(self) -> None:
+        while True:
+            await anyio.sleep(TICK_S)
+            self.output.tick()
+
     async def _forward_stderr(self, fd: int) -> None:
         """The child's stderr, line by line, as notes."""
         pending = b""
@@ -215,11 +228,17 @@ class Run:
                     break
                 *lines, pending = (pending + chunk).split(b"\n")
                 for line in lines:
-                    self.output.note(line.decode("utf-8", "replace"))
+                    self._said(line)
         finally:
             if pending:
-                self.output.note(pending.decode("utf-8", "replace"))
+                self._said(pending)
             os.close(fd)
+
+    def _said(self, line: bytes) -> None:
+        text = line.decode("utf-8", "replace").rstrip()
+        if text:
+            self.last_words = text
+            self.output.note(text)
 
 
 def _current(opened: Any, option: str) -> str | None:
