@@ -66,22 +66,19 @@ WARM_UP = (
 )
 
 
-def start_sdk(settings: Settings) -> threading.Thread | None:
-    """Start importing the configured model's SDK in a daemon thread (None: it has none). A
+def start_sdk(settings: Settings) -> None:
+    """Start importing the configured model's SDK in a daemon thread. Which SDK that is is
+    looked up there too: the model registry is an import the main thread need not wait for. A
     failure is left to the session, which says it when it builds the model."""
-    from agent_core.models.registry import sdk_of
-
-    module = sdk_of(settings.model, settings)
-    if module is None:
-        return None
-    thread = threading.Thread(target=_import, args=(module,), name=f"load {module}", daemon=True)
-    thread.start()
-    return thread
+    threading.Thread(target=_load_sdk, args=(settings,), name="load the SDK", daemon=True).start()
 
 
-def _import(module: str) -> None:
+def _load_sdk(settings: Settings) -> None:
     with contextlib.suppress(Exception):
-        importlib.import_module(module)
+        from agent_core.models.registry import sdk_of
+
+        if (module := sdk_of(settings.model, settings)) is not None:
+            importlib.import_module(module)
 
 
 def preload() -> None:
