@@ -1,7 +1,7 @@
 // The extension as VS Code sees it: activate() on the stub, then the chat view driving a real
 // `heron acp` from a typed prompt to the rendered reply.
 import "./installVscodeStub";
-import { heronSkip } from "./heronBin";
+import { HERON_BIN, heronSkip } from "./heronBin";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +13,6 @@ import { fakeHeronExecutable, until } from "./fakeAgent";
 import { openChatView, type StubChatView } from "./stubChatView";
 import { Position, Range, stub, TextDocument, Uri } from "./vscodeStub";
 
-const HERON_BIN = process.env.HERON_BIN ?? resolve("../../.venv/bin/heron");
 const skip = heronSkip(HERON_BIN);
 
 interface Manifest {

@@ -1,10 +1,10 @@
 // End to end: the extension's ACP client layer (on the vscode stub) drives the real `heron acp`.
 import "./installVscodeStub";
-import { heronSkip } from "./heronBin";
+import { HERON_BIN, heronSkip, scriptedHeron } from "./heronBin";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
 import type { ReadTextFileRequest, WriteTextFileRequest } from "@agentclientprotocol/sdk";
 import { VscodeDiagnosticsHandler } from "../src/diagnosticsHandler";
@@ -18,8 +18,6 @@ import { VscodeTerminalHandler } from "../src/terminals";
 import { until } from "./fakeAgent";
 import { Diagnostic, DiagnosticSeverity, Position, Range, stub, Uri, workspace } from "./vscodeStub";
 
-// Tests run from the extension folder (npm scripts do); HERON_BIN overrides.
-const HERON_BIN = process.env.HERON_BIN ?? resolve("../../.venv/bin/heron");
 const skip = heronSkip(HERON_BIN);
 
 const OLD = 'def greet():\n    return "Hello, world"\n';
@@ -101,13 +99,8 @@ test("a prompt edits a file through the diff review, a WorkspaceEdit and a save"
 
   const states: SessionState[] = [];
   const session = new SessionController({
-    agentCommand: () => ({
-      command: HERON_BIN,
-      args: ["acp"],
-      cwd: ws,
-      // The session starts in accept-edits: only a working session/set_mode to "ask" makes it ask.
-      env: { ...process.env, HERON_HOME: home, HERON_MODEL: `scripted:${script}`, HERON_MODE: "accept-edits" },
-    }),
+    // The session starts in accept-edits: only a working session/set_mode to "ask" makes it ask.
+    agentCommand: scriptedHeron(ws, home, script, { HERON_MODE: "accept-edits" }),
     initialMode: () => "ask",
     fs,
     terminals: new VscodeTerminalHandler(),
@@ -210,12 +203,7 @@ test("a subagent of the real agent, a child session, is nested under its delegat
   );
   const logLines: string[] = [];
   const session = new SessionController({
-    agentCommand: () => ({
-      command: HERON_BIN,
-      args: ["acp"],
-      cwd: ws,
-      env: { ...process.env, HERON_HOME: home, HERON_MODEL: `scripted:${script}` },
-    }),
+    agentCommand: scriptedHeron(ws, home, script),
     initialMode: () => "ask",
     fs: new VscodeFsHandler(),
     terminals: new VscodeTerminalHandler(),
@@ -260,12 +248,7 @@ test("the real agent's config options: the mode set through session/set_config_o
   const logLines: string[] = [];
   const headers: HeaderState[] = [];
   const session = new SessionController({
-    agentCommand: () => ({
-      command: HERON_BIN,
-      args: ["acp"],
-      cwd: ws,
-      env: { ...process.env, HERON_HOME: home, HERON_MODEL: `scripted:${script}`, HERON_MODE: "ask" },
-    }),
+    agentCommand: scriptedHeron(ws, home, script, { HERON_MODE: "ask" }),
     initialMode: () => undefined,
     fs: new VscodeFsHandler(),
     terminals: new VscodeTerminalHandler(),

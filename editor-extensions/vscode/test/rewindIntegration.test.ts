@@ -1,11 +1,11 @@
 // "Rewind to here" and "Edit and resend" against the real `heron acp` (its scripted model): the
 // prompts' ids, the restore preview and its question, the files and the conversation afterwards.
 import "./installVscodeStub";
-import { heronSkip } from "./heronBin";
+import { HERON_BIN, heronSkip, scriptedHeron } from "./heronBin";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { VscodeFsHandler } from "../src/fsHandler";
@@ -14,7 +14,6 @@ import type { Item } from "../src/transcript";
 import { VscodeTerminalHandler } from "../src/terminals";
 import { stub } from "./vscodeStub";
 
-const HERON_BIN = process.env.HERON_BIN ?? resolve("../../.venv/bin/heron");
 const skip = heronSkip(HERON_BIN);
 
 const BEFORE = "ALPHA = 1\n";
@@ -54,12 +53,7 @@ function world(restore: () => boolean): World {
   const asked: RequestPermissionRequest[] = [];
   const log: string[] = [];
   const session = new SessionController({
-    agentCommand: () => ({
-      command: HERON_BIN,
-      args: ["acp"],
-      cwd: ws,
-      env: { ...process.env, HERON_HOME: home, HERON_MODEL: `scripted:${script}` },
-    }),
+    agentCommand: scriptedHeron(ws, home, script),
     initialMode: () => "accept-edits",
     fs: new VscodeFsHandler(),
     terminals: new VscodeTerminalHandler(),
