@@ -7,11 +7,13 @@ needs none of that: the settings and ``handlers.greeting``. So ``heron acp`` rea
 line with a blocking read and answers it at once; the server is loaded afterwards and begins
 with what was read beyond that line.
 
-An editor that opens a session at start sends ``session/new`` the moment ``initialize`` is
-answered, and the server's load would hold it up. So the front door waits a moment longer
-(``NEXT_LINE_WAIT_S``) for the next line, and answers a ``session/new`` too: its answer follows
-from the settings alone (``handlers.session_setup``); the server builds, stores and opens the
-session before it reads anything else (``Opening.opened``). A line that is not one, or none in
+An editor that opens a session at start sends ``session/new`` (or ``session/load``, to reopen
+the last thread) the moment ``initialize`` is answered, and the server's load would hold it up.
+So the front door waits a moment longer (``NEXT_LINE_WAIT_S``) for the next line, and answers
+either too: a new session's answer follows from the settings alone
+(``handlers.session_setup``), a load's replay and answer from the session store's file
+(``handlers.load_at_once``); the server builds (and for a new one, stores) and opens the
+session before it reads anything else (``Opening.opened``). A line that is neither, or none in
 that moment, is the server's.
 
 Only a plain, well-formed request that the front door can answer whole is answered here: an
@@ -50,8 +52,9 @@ from acp_server.jsonrpc.values import (
 from agent_core.config import Settings
 from agent_core.errors import HeronError
 
-if TYPE_CHECKING:  # what answering session/new needs loads only when one comes
+if TYPE_CHECKING:  # what answering session/new or session/load needs loads only when one comes
     from acp_server.session_parts import SessionSetup
+    from agent_core.sessions.store import StoredSession
 
 FIRST_LINE_LIMIT = 1024 * 1024  # an initialize request is a few hundred bytes
 NEXT_LINE_WAIT_S = 0.05  # how long a session/new sent at once may take to arrive
@@ -67,11 +70,15 @@ class Greeting(NamedTuple):
 
 
 class Opened(NamedTuple):
-    """A ``session/new`` the front door answered: the session to build, and both frames."""
+    """A ``session/new`` or ``session/load`` the front door answered: the session to build (a
+    load's as stored), the request, the notifications sent before the answer (a load's
+    replay), and the answer."""
 
     setup: SessionSetup
     request: bytes
     answer: bytes
+    stored: StoredSession | None = None  # None: a new session
+    replay: tuple[bytes, ...] = ()
 
 
 class Opening(NamedTuple):
@@ -123,10 +130,10 @@ def open_connection(
         if b"\n" not in rest:
             rest += _first_line(in_fd, wakeup, wait=NEXT_LINE_WAIT_S, stops=stops)
     line, newline, after = rest.partition(b"\n")
-    opened = _open_session(line, settings) if newline and not stops else None
+    opened = _open_session(line, settings, greeting.client) if newline and not stops else None
     if opened is None:
         return Opening(rest, stops, greeting)
-    _send(out_fd, opened.answer)
+    _send(out_fd, b"".join(frame + b"\n" for frame in opened.replay) + opened.answer)
     return Opening(after, stops, greeting, opened)
 
 
@@ -197,25 +204,46 @@ def _answer(line: bytes, settings: Settings) -> Greeting | None:
     return Greeting(client, line, _result(message, result))
 
 
-def _open_session(line: bytes, settings: Settings) -> Opened | None:
-    """The answered ``session/new``, when ``line`` is one the front door may answer (valid
-    params, a model with credentials); None leaves it to the server."""
-    from acp_server.handlers.session_setup import fresh_options, new_setup, opening_result
-
-    message = _request(line, "session/new")
+def _open_session(line: bytes, settings: Settings, client: ClientInfo) -> Opened | None:
+    """The answered ``session/new`` or ``session/load``, when ``line`` is one the front door
+    may answer (valid params, a model with credentials, for a load a stored session it can
+    replay whole); None leaves it to the server."""
+    message = _request(line, "session/new", "session/load")
     request = as_object(message.get("params")) if message is not None else None
     if message is None or request is None or not settings.has_credentials():
         return None
+    if message["method"] == "session/load":
+        return _load_session(line, message, request, settings, client)
+    from acp_server.handlers.session_setup import new_setup, opening_options, opening_result
+
     try:
         setup = new_setup(request)
-        options = fresh_options(settings, setup)
+        options = opening_options(settings, setup)
     except (RpcError, HeronError):
         return None
     return Opened(setup, line, _result(message, opening_result(setup.session_id, options)))
 
 
-def _request(line: bytes, method: str) -> dict[str, Any] | None:
-    """``line`` as a plain request for ``method`` with an integer id, or None."""
+def _load_session(
+    line: bytes,
+    message: dict[str, Any],
+    request: dict[str, Any],
+    settings: Settings,
+    client: ClientInfo,
+) -> Opened | None:
+    from acp_server.handlers.load_at_once import answer_load
+    from acp_server.jsonrpc.framing import notifications
+
+    loaded = answer_load(request, settings, client)
+    if loaded is None:
+        return None
+    replay = tuple(notifications("session/update", loaded.updates))
+    answer = _result(message, loaded.result)
+    return Opened(loaded.setup, line, answer, loaded.stored, replay)
+
+
+def _request(line: bytes, *methods: str) -> dict[str, Any] | None:
+    """``line`` as a plain request for one of ``methods`` with an integer id, or None."""
     if may_hold_lone_surrogates(line):
         return None
     try:
@@ -226,7 +254,7 @@ def _request(line: bytes, method: str) -> dict[str, Any] | None:
         return None
     if (
         message.get("jsonrpc") != "2.0"
-        or message.get("method") != method
+        or message.get("method") not in methods
         or type(message.get("id")) is not int
     ):
         return None

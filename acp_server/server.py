@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import anyio
 
 from acp_server import loading
-from acp_server.front_door import STOP_SIGNALS, Opening
+from acp_server.front_door import STOP_SIGNALS, Opened, Opening
 from acp_server.handlers.client import ClientInfo
 from acp_server.handlers.router import AcpRouter
 from acp_server.handlers.sessions import adopt_new_session
@@ -37,6 +37,8 @@ def serve(in_fd: int, out_fd: int, config: ConfigWatch, opening: Opening) -> int
         for answered in (opening.greeting, opening.opened):
             if answered is not None:
                 trace_message("recv", answered.request)
+                for frame in answered.replay if isinstance(answered, Opened) else ():
+                    trace_message("send", frame)
                 trace_message("send", answered.answer)
     transport = StdioTransport(in_fd, out_fd, already_read=opening.unread)
     return _serve(transport, config, redact, opening, trace=trace)
@@ -126,8 +128,13 @@ async def _serve_with_background(
         background.start_soon(state.run_once, "probe", state.probe)  # while stdin is read
         if opening.greeting is not None:  # what the server's `initialize` starts once answered
             background.start_soon(state.run_once, "preload", state.preload)
-        if opening.opened is not None:  # answered already: built before the next line is read
-            await adopt_new_session(state, opening.opened.setup)
+        if (opened := opening.opened) is not None:  # answered: built before the next line is read
+            if opened.stored is None:
+                await adopt_new_session(state, opened.setup)
+            else:
+                from acp_server.handlers.stored import adopt_loaded_session
+
+                await adopt_loaded_session(state, opened.setup, opened.stored)
         await connection.serve(router)
         background.cancel_scope.cancel()
 

@@ -68,12 +68,12 @@ def _load(env: dict[str, str], session_id: str, workspace: Path, pause: float = 
         call_agent(proc.stdin, proc.stdout, 1, "initialize", initialize)
         time.sleep(pause)
         params = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
-        request = {"jsonrpc": "2.0", "id": "load", "method": "session/load", "params": params}
+        request = {"jsonrpc": "2.0", "id": 2, "method": "session/load", "params": params}
         started = time.perf_counter()
         proc.stdin.write(json.dumps(request).encode() + b"\n")
         proc.stdin.flush()
         for line in proc.stdout:
-            if line.startswith(b'{"jsonrpc":"2.0","id":"load"'):
+            if line.startswith(b'{"jsonrpc":"2.0","id":2,'):
                 assert b'"result"' in line, line[:300]
                 return time.perf_counter() - started
         raise AssertionError("the agent ended before answering session/load")

@@ -228,7 +228,7 @@ def new_session_line(cwd: Path, request_id: int = 1) -> bytes:
 def test_a_session_new_sent_at_once_is_answered_from_the_settings(
     pipes: tuple[int, int, int, int], agent_env: dict[str, str], workspace: Path
 ) -> None:
-    from acp_server.handlers.session_setup import fresh_options, opening_result
+    from acp_server.handlers.session_setup import opening_options, opening_result
 
     settings = load_settings(agent_env)
     new, then = new_session_line(workspace), b'{"jsonrpc":"2.0","id":2,"method":"x"}\n'
@@ -237,7 +237,7 @@ def test_a_session_new_sent_at_once_is_answered_from_the_settings(
     assert opening.greeting is not None and opening.opened is not None
     setup = opening.opened.setup
     assert setup.cwd == workspace.resolve() and setup.mcp_servers == ()
-    expected = opening_result(setup.session_id, fresh_options(settings, setup))
+    expected = opening_result(setup.session_id, opening_options(settings, setup))
     assert json.loads(session) == {"jsonrpc": "2.0", "id": 1, "result": expected}
     assert opening.opened.request == new.rstrip(b"\n") and opening.unread == then
 
@@ -248,7 +248,7 @@ def test_a_session_new_sent_at_once_is_answered_from_the_settings(
         "missing",  # cwd does not exist: the server says so
         "no credentials",  # the server asks for them
         "string id",
-        "not a session/new",
+        "neither a session/new nor a session/load",
     ],
 )
 def test_a_session_new_the_front_door_cannot_answer_whole_is_the_servers(
@@ -267,7 +267,7 @@ def test_a_session_new_the_front_door_cannot_answer_whole_is_the_servers(
     elif second == "string id":
         line = line.replace(b'"id": 1', b'"id": "1"')
     else:
-        line = line.replace(b"session/new", b"session/load")
+        line = line.replace(b"session/new", b"session/prompt")
     opening = opened(pipes, json.dumps(INITIALIZE).encode() + b"\n" + line, settings)
     assert opening.opened is None and opening.unread == line
     assert written(pipes).count(b"\n") == 1  # initialize's answer alone

@@ -9,10 +9,11 @@ is answered with why. The folders are read in a worker thread, each time.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import anyio
 
+from acp_server.handlers.command_list import commands_on_disk, to_commands_update
 from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.session import COMPACT, CommandOutcome, Session
@@ -20,9 +21,7 @@ from agent_core.context.commands import (
     INIT_PROMPT,
     Commands,
     LeftOut,
-    SlashCommand,
     expand,
-    find_commands,
     parse,
 )
 
@@ -32,28 +31,10 @@ if TYPE_CHECKING:
 
 
 async def on_disk(state: ServerState, session: Session) -> tuple[Catalog, Commands]:
-    """The skills and commands on disk now, from the folders the settings name: listed and
-    read in a worker thread (``safety/safe_open.py``), so a slow disk or a FIFO where a
-    template should be never holds up the event loop."""
-    from agent_core.skills.catalog import skills_on_disk
-
+    """The skills and commands on disk now, found in a worker thread, so a slow disk never
+    holds up the event loop."""
     settings, cwd = state.settings, session.setup.cwd
-
-    def find() -> tuple[Catalog, Commands]:
-        catalog = skills_on_disk(settings.skills, cwd, settings.home)
-        return catalog, find_commands(cwd, settings.home, catalog.skills)
-
-    return await anyio.to_thread.run_sync(find)
-
-
-def to_commands_update(commands: dict[str, SlashCommand]) -> dict[str, Any]:
-    listed: list[dict[str, Any]] = []
-    for command in commands.values():
-        entry: dict[str, Any] = {"name": command.name, "description": command.description}
-        if command.hint:
-            entry["input"] = {"hint": command.hint}
-        listed.append(entry)
-    return {"sessionUpdate": "available_commands_update", "availableCommands": listed}
+    return await anyio.to_thread.run_sync(commands_on_disk, settings, cwd)
 
 
 async def announce_commands(state: ServerState, session: Session) -> None:

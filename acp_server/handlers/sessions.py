@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -40,11 +41,15 @@ async def adopt_new_session(state: ServerState, setup: SessionSetup) -> None:
     except RpcError as exc:
         state.refused[setup.session_id] = exc
         return
-    after = session_reply(state, session, announce=True, with_id=True).after
+    follow_up(state, session, session_reply(state, session, announce=True, with_id=True).after)
+
+
+def follow_up(state: ServerState, session: Session, after: Callable[[], Awaitable[None]]) -> None:
+    """Run ``after`` in the background, as the connection runs a reply's follow-up, for a
+    session the front door answered: its failure is logged, never fatal, and an editor gone
+    meanwhile (the input ended at once) is no failure at all."""
 
     async def follow() -> None:
-        """As the connection runs a reply's follow-up: its failure is logged, never fatal, and
-        an editor gone meanwhile (the input ended at once) is no failure at all."""
         try:
             await after()
         except (TransportClosed, anyio.ClosedResourceError, anyio.BrokenResourceError):

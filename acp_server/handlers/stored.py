@@ -13,7 +13,8 @@ from acp_server.bridge.updates import from_usage_update, to_iso_time, to_session
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
-from acp_server.handlers.sessions import session_reply
+from acp_server.handlers.session_setup import stored_setup
+from acp_server.handlers.sessions import follow_up, session_reply
 from acp_server.handlers.state import ServerState, unknown_session
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
@@ -39,6 +40,20 @@ async def load_session(state: ServerState, raw: Any) -> Reply:
     return session_reply(state, session, announce=False, with_id=False)
 
 
+async def adopt_loaded_session(
+    state: ServerState, setup: SessionSetup, stored: StoredSession
+) -> None:
+    """A ``session/load`` the front door answered (``handlers.load_at_once``): the session is
+    built and opened now, and what follows a session's answer starts in the background. If it
+    cannot be built, every request naming it is answered with why."""
+    try:
+        session = state.open(_build(state, setup, stored, titled=stored.record.title is not None))
+    except RpcError as exc:
+        state.refused[setup.session_id] = exc
+        return
+    follow_up(state, session, session_reply(state, session, announce=False, with_id=False).after)
+
+
 async def resume_session(state: ServerState, raw: Any) -> Reply:
     """Like load, without the replay: the editor already shows the conversation. Its usage
     line is sent again (the editor may have restarted since)."""
@@ -61,7 +76,7 @@ async def fork_session(state: ServerState, raw: Any) -> Reply:
             parent = fork_point(parent, point)
         except RewindError as exc:
             raise refusal(exc) from None
-    setup = _setup(str(uuid.uuid4()), request, parent)
+    setup = stored_setup(str(uuid.uuid4()), request, parent.record.additional_directories)
     record = parent.record
     title = f"{record.title} (fork)" if record.title else None
     session = _build(state, setup, parent, titled=title is not None)
@@ -161,7 +176,7 @@ async def _open(state: ServerState, raw: Any) -> tuple[Session, StoredSession]:
     live = state.sessions.get(session_id)
     if live is not None:  # still open in this process: show it, keep it
         return live, stored
-    setup = _setup(session_id, request, stored)
+    setup = stored_setup(session_id, request, stored.record.additional_directories)
     session = _build(state, setup, stored, titled=stored.record.title is not None)
     return state.open(session), stored
 
@@ -196,16 +211,6 @@ async def _load(state: ServerState, session_id: str) -> StoredSession:
         return await state.store.load(session_id)
     except SessionNotFound:
         raise unknown_session(session_id) from None
-
-
-def _setup(session_id: str, request: dict[str, Any], stored: StoredSession) -> SessionSetup:
-    """Where the session runs now: the request's directories, else the stored ones."""
-    cwd = params.directory(request.get("cwd"), "cwd")
-    extra = params.optional_list(request, "additionalDirectories")
-    directories = tuple(params.directory(d, "additionalDirectories entry") for d in extra)
-    mcp_servers = params.mcp_servers(request)
-    directories = directories or stored.record.additional_directories
-    return SessionSetup(session_id, cwd, directories, mcp_servers, params.system_prompt(request))
 
 
 def _build(

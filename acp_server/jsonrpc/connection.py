@@ -28,7 +28,13 @@ from acp_server.jsonrpc.errors import (
     REQUEST_CANCELLED,
     RpcError,
 )
-from acp_server.jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, LineSplitter, OversizedLine, encode
+from acp_server.jsonrpc.framing import (
+    DEFAULT_MAX_LINE_BYTES,
+    LineSplitter,
+    OversizedLine,
+    encode,
+    notifications,
+)
 from acp_server.jsonrpc.transport import TransportClosed
 from acp_server.jsonrpc.values import (
     MAX_NESTING,
@@ -167,8 +173,7 @@ class Connection:
     async def notify_encoded(self, method: str, params: Sequence[bytes]) -> None:
         """One notification per item of ``params``, each already JSON (a replay's stored
         updates): framed around it without decoding it, and queued as one write."""
-        opening = b'{"jsonrpc":"2.0","method":%s,"params":' % encode(method)
-        frames = [opening + item + b"}" for item in params]
+        frames = notifications(method, params)
         if self._trace:
             for frame in frames:
                 self._trace("send", frame)

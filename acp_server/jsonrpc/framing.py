@@ -8,6 +8,7 @@ is dropped whole (its remaining bytes are skipped up to the next newline) and re
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024  # ACP clients send base64 images; 50 MiB must pass.
@@ -74,3 +75,10 @@ def encode(message: Any) -> bytes:
         return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
     except UnicodeEncodeError:
         return json.dumps(message, separators=(",", ":")).encode()
+
+
+def notifications(method: str, params: Sequence[bytes]) -> list[bytes]:
+    """One notification of ``method`` per item of ``params``, each already JSON (a replay's
+    stored updates): framed around it without decoding it."""
+    opening = b'{"jsonrpc":"2.0","method":%s,"params":' % encode(method)
+    return [opening + item + b"}" for item in params]

@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from agent_core.errors import SessionNotFound, StorageError
+from agent_core.errors import StorageError
+from agent_core.sessions.rows import SESSION_COLUMNS, record_of, stored_session
+from agent_core.sessions.schema import MIGRATIONS
 
 if TYPE_CHECKING:  # the server builds the store before answering `initialize`: keep it cheap
     import sqlite3
@@ -34,44 +36,6 @@ if TYPE_CHECKING:  # the server builds the store before answering `initialize`: 
 
 T = TypeVar("T")
 log = logging.getLogger("heron.sessions")
-
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE sessions (
-        id TEXT PRIMARY KEY,
-        cwd TEXT NOT NULL,
-        additional_directories TEXT NOT NULL DEFAULT '[]',
-        title TEXT,
-        mode TEXT,
-        created_at REAL NOT NULL,
-        updated_at REAL NOT NULL
-    );
-    CREATE INDEX sessions_by_use ON sessions (updated_at DESC, id);
-    CREATE INDEX sessions_by_cwd ON sessions (cwd, updated_at DESC, id);
-    CREATE TABLE messages (
-        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (session_id, seq)
-    );
-    CREATE TABLE transcript (
-        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (session_id, seq)
-    );
-    CREATE VIRTUAL TABLE message_text USING fts5 (session_id UNINDEXED, text);
-    """,
-    """
-    ALTER TABLE sessions ADD COLUMN model TEXT;
-    ALTER TABLE sessions ADD COLUMN thought_level TEXT;
-    """,
-    # Rows a compaction replaced or a rewind cut off are kept, marked, and never loaded again.
-    """
-    ALTER TABLE messages ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE transcript ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
-    """,
-)
 
 
 class SqliteSessionStore:
@@ -265,28 +229,7 @@ class SqliteSessionStore:
         await self._run(run)
 
     async def load(self, session_id: str) -> StoredSession:
-        from agent_core.sessions.codec import StoredMessages
-        from agent_core.sessions.store import StoredSession
-
-        def run(db: sqlite3.Connection) -> StoredSession:
-            row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            if row is None:
-                raise SessionNotFound(session_id)
-            messages = db.execute(
-                "SELECT body FROM messages WHERE session_id = ? AND retired = 0 ORDER BY seq",
-                (session_id,),
-            )
-            transcript = db.execute(
-                "SELECT body FROM transcript WHERE session_id = ? AND retired = 0 ORDER BY seq",
-                (session_id,),
-            )
-            return StoredSession(
-                _record(row),
-                StoredMessages([body for (body,) in messages]),
-                tuple(body for (body,) in transcript),
-            )
-
-        return await self._run(run)
+        return await self._run(lambda db: stored_session(db, session_id))
 
     async def ids_starting(self, prefix: str, limit: int) -> list[str]:
         """The ids of the sessions whose id starts with ``prefix`` (at most ``limit``, in order):
@@ -330,13 +273,14 @@ class SqliteSessionStore:
             if after is not None:
                 where.append("(updated_at < ? OR (updated_at = ? AND id > ?))")
                 args += [after[0], after[0], after[1]]
-            sql = "SELECT * FROM sessions" + (f" WHERE {' AND '.join(where)}" if where else "")
+            filters = f" WHERE {' AND '.join(where)}" if where else ""
+            sql = f"SELECT {SESSION_COLUMNS} FROM sessions{filters}"
             return db.execute(
                 sql + " ORDER BY updated_at DESC, id LIMIT ?", (*args, limit + 1)
             ).fetchall()
 
         rows = await self._run(run)
-        records = [_record(row) for row in rows[:limit]]
+        records = [record_of(row) for row in rows[:limit]]
         more = len(rows) > limit
         return records, _encode_cursor(records[-1]) if more and records else None
 
@@ -400,16 +344,6 @@ class _transaction:
         elif self._db.in_transaction:  # SQLite may have rolled back already (a full disk)
             with contextlib.suppress(Exception):  # the failure that got here is the one to raise
                 self._db.execute("ROLLBACK")
-
-
-def _record(row: Any) -> SessionRecord:
-    from agent_core.sessions.store import SessionRecord
-
-    session_id, cwd, extra, title, mode, _created, updated, model, thought_level = row
-    directories = tuple(Path(p) for p in json.loads(extra))
-    return SessionRecord(
-        session_id, Path(cwd), directories, title, updated, mode, model, thought_level
-    )
 
 
 def _encode_cursor(record: SessionRecord) -> str:
