@@ -23,6 +23,7 @@ from agent_core.messages import AssistantMessage, TextPart, ToolCallPart, UserMe
 from agent_core.sessions.sqlite import SqliteSessionStore
 from agent_core.sessions.store import SessionRecord
 from tests.support.raw import RawAgent
+from tests.support.session_load import updates_before
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -47,29 +48,19 @@ def recorded(agent_env: dict[str, str], workspace: Path, prompts: int = 2) -> st
     return session_id
 
 
-def up_to_answer(agent: RawAgent, request_id: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The notifications before the answer to ``request_id``, and the answer."""
-    before: list[dict[str, Any]] = []
-    while True:
-        message = agent.wait_for(lambda m: True)
-        if message.get("id") == request_id and "method" not in message:
-            return before, message
-        before.append(message)
-
-
 def loaded(agent_env: dict[str, str], line: bytes, *, at_once: bool) -> Any:
-    """A fresh agent's replay and answer for ``line``: sent the moment ``initialize`` answers
-    (the front door's), or once the server runs (its own); then what follows in 0.5 s."""
+    """A fresh agent's replayed updates and answer for ``line``: sent the moment ``initialize``
+    answers (the front door's), or once the server runs (its own); then what follows in 0.5 s."""
     with RawAgent(agent_env) as agent:
         agent.send(INITIALIZE)
         if not at_once:
             agent.wait_for(lambda m: m.get("id") == 0)
             agent.request("session/list", {})  # answered by the server: it runs
         agent.send_raw(line)
-        before, answer = up_to_answer(agent, 7)
+        replayed, answer = updates_before(agent, 7)
         after = agent.drain(0.5)
         assert agent.close() == 0, agent.stderr[-2000:]
-    return [m for m in before if m.get("id") != 0], answer, after
+    return replayed, answer, after
 
 
 def test_a_load_sent_at_once_replays_and_answers_as_the_server_does(
@@ -91,12 +82,12 @@ def test_a_load_sent_at_once_replays_and_answers_as_the_server_does(
     assert early == later and early_answer == later_answer
     assert [m for m in early_after if m.get("method") == "session/update"] == []
     assert later_after == early_after
-    kinds = [m["params"]["update"]["sessionUpdate"] for m in early]
+    kinds = [update["sessionUpdate"] for update in early]
     assert kinds.count("user_message_chunk") == 2 and kinds[-2:] == [
         "usage_update",
         "available_commands_update",
     ]
-    commands = early[-1]["params"]["update"]["availableCommands"]
+    commands = early[-1]["availableCommands"]
     assert "ship" in [c["name"] for c in commands]
 
 
@@ -109,16 +100,12 @@ def test_a_session_loaded_by_the_front_door_goes_on(
     with RawAgent(agent_env) as agent:
         agent.send(INITIALIZE)
         agent.send_raw(load_line(session_id, workspace, 7))
-        up_to_answer(agent, 7)
+        updates_before(agent, 7)
         assert agent.prompt(session_id, "prompt 2")[0] == "end_turn"
         mode = agent.request("session/set_mode", {"sessionId": session_id, "modeId": "plan"})
         assert "result" in mode
     replay, answer, _ = loaded(agent_env, load_line(session_id, workspace, 7), at_once=True)
-    prompts = [
-        m["params"]["update"]["content"]["text"]
-        for m in replay
-        if m["params"]["update"]["sessionUpdate"] == "user_message_chunk"
-    ]
+    prompts = [u["content"]["text"] for u in replay if u["sessionUpdate"] == "user_message_chunk"]
     assert prompts == ["prompt 0", "prompt 1", "prompt 2"]
     assert answer["result"]["modes"]["currentModeId"] == "plan"  # the stored mode, from the file
 
