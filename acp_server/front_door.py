@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # what answering session/new or session/load needs loads only
     from agent_core.sessions.store import StoredSession
 
 FIRST_LINE_LIMIT = 1024 * 1024  # an initialize request is a few hundred bytes
-NEXT_LINE_WAIT_S = 0.05  # how long a session/new sent at once may take to arrive
+NEXT_LINE_WAIT_S = 0.05  # how long a session/new or session/load sent at once may take to arrive
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)  # what the server stops on too
 
 
