@@ -88,6 +88,8 @@ def _option_forms(program: str) -> list[str]:
     if short_flags and short_valued:  # a bundle ending in a valued option: -sX DELETE
         forms.append(f"{short_flags[0]}{short_valued[0][1]} prod")
     forms.append("--some-future-option value")  # an option the grammar does not know
+    forms.append("--future-one one --future-two two")  # two of them, each with a value
+    forms.append("--future-one one --future-two two --future-three three")
     if grammar.valued:
         first, last = sorted(grammar.valued)[0], sorted(grammar.valued)[-1]
         forms.append(f"{first} one {last}=two")
@@ -154,6 +156,10 @@ GLOBAL_OPTIONS_ORDINARY = [
     "pnpm remove lodash",
     "redis-cli -h 127.0.0.1 get key",
     "systemctl --user status app",
+    "kubectl --username admin --password secret get pods",
+    "kubectl --log-dir /tmp --vmodule x=2 get ns",
+    "npm --fetch-retries 5 --fetch-timeout 1000 install",
+    "helm --kube-tls-server-name x --content-cache y list",
 ]
 
 

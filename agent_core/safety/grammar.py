@@ -245,18 +245,27 @@ def normal_args(program: str, args: tuple[Word, ...]) -> tuple[Word, ...]:
 
 
 def readings(program: str, args: tuple[Word, ...]) -> tuple[tuple[Word, ...], ...]:
-    """The ways the program may read ``args``: ``normal_args``, and, when an option the grammar
-    does not know stands right before the verb, the reading where it takes the verb as its
-    value (so the next word is the verb)."""
+    """The ways the program may read ``args``: ``normal_args``, and, while an option the grammar
+    does not know stands right before the verb, the reading where it takes the verb as its value
+    (so the next word is the verb), each such option widened in turn on top of the ones before
+    it: ``--user admin --password secret delete`` is read with ``admin``, ``secret`` and
+    ``delete`` as the verb. At most ``_WIDENINGS`` options are widened."""
     grammar = GRAMMARS.get(program)
     if grammar is None:
         return (args,)
     merged, unknown_at = _merged(grammar, args)
-    if unknown_at is None or unknown_at + 1 >= len(merged):
-        return (merged,)
-    option = (merged[unknown_at].value or "").split("=", 1)[0]
-    widened = replace(grammar, valued=grammar.valued | {option})
-    return (merged, _merged(widened, args)[0])
+    found = [merged]
+    while unknown_at is not None and unknown_at + 1 < len(merged) and len(found) <= _WIDENINGS:
+        option = (merged[unknown_at].value or "").split("=", 1)[0]
+        if option in grammar.valued:
+            break
+        grammar = replace(grammar, valued=grammar.valued | {option})
+        merged, unknown_at = _merged(grammar, args)
+        found.append(merged)
+    return tuple(found)
+
+
+_WIDENINGS = 4  # unknown valued options before the verb read as taking a value, at most
 
 
 def _merged(grammar: Grammar, args: tuple[Word, ...]) -> tuple[tuple[Word, ...], int | None]:
