@@ -1,7 +1,8 @@
 """Files emptied or overwritten in place: ``truncate -s 0 f``, ``cp /dev/null f``, ``dd of=f``,
-``sed -i d f``, ``ln -sf /dev/null f``, local changes discarded (``git checkout -- f``,
-``git restore f``); and, in ``findings.py``, nothing redirected over a file (``: > f``, ``> f``,
-``echo -n > f``).
+``sed -i d f`` (and ``perl -i -ne ''``, ``awk -i inplace 'NR==0'``: ``inplace.py``),
+``ln -sf /dev/null f``, local changes discarded (``git checkout -- f``, ``git restore f``);
+and, in ``findings.py``, nothing redirected over a file (``: > f``, ``> f``, ``echo -n > f``,
+and ``: > "$F"``, whose file is named only at run time).
 
 Unlike ``dangerous.py``'s operations these are undone by ``/undo`` when the turn's checkpoint
 was taken before the command ran and keeps the files as they are (not ignored, not too big):
@@ -16,6 +17,7 @@ import re
 
 from agent_core.safety.argv import Argv, Condition, Rule, arg, flag, names, operand, sub, unless
 from agent_core.safety.emitted import EMPTY_SOURCES
+from agent_core.safety.inplace import awk_edit, awk_empties, perl_edit, perl_empties
 from agent_core.safety.shell import Word
 
 _SHRINKS = re.compile(r"^(0+(\.0*)?[KMGTPEZY]?(i?B)?|[-<%/].*)$", re.IGNORECASE)
@@ -96,6 +98,12 @@ EMPTYING: tuple[Rule, ...] = (
         flag("-i", "--in-place") & Condition(_sed_empties, "d"),
         "deletes every line of a file in place",
     ),
+    (("perl",), Condition(perl_empties, "-i -n"), "deletes every line of a file in place"),
+    (
+        ("awk", "gawk"),
+        Condition(awk_empties, "-i inplace"),
+        "deletes every line of a file in place",
+    ),
     (
         ("git",),
         sub(
@@ -131,6 +139,10 @@ def emptied_files(argv: Argv) -> tuple[str | None, ...]:
         operands = argv.operands
         named = len(operands) >= 2 and not argv.has_flag(("-t", "--target-directory"))
         found = list(operands[-1:]) if named else []
+    elif program == "perl":
+        found = list(perl_edit(argv).files)
+    elif program in ("awk", "gawk"):
+        found = list(awk_edit(argv)[2])
     elif program == "dd":
         found = [w for w in argv.operands if (w.value or "").startswith("of=")]
         found = [Word(w.source, (w.value or "").removeprefix("of=")) for w in found]

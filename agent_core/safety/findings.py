@@ -107,7 +107,9 @@ class Findings:
             operator = ">>" if append else ">"
             targets += [(w, operator) for w in command.words[1:] if w.text[:1] != "-"]
         for target, operator in targets:
-            if target.value is None:
+            if target.value is None:  # named only at run time: no checkpoint can vouch for it
+                if operator in TRUNCATING and content is not None and not content.strip():
+                    self.empties(f"it empties {target.source} (writes nothing over it)", [None])
                 continue
             key = path_key(target.value)
             if operator not in TRUNCATING:

@@ -1,0 +1,115 @@
+"""Classes of dangerous commands that ask in ``full-access``, by class rather than by spelling:
+files emptied in place whose name is known only at run time or by perl/awk in place; runners
+that run a package's program (``pnpm prisma``, ``yarn workspace db prisma``, ``docker compose
+exec``); and table rows (cloud storage, helmfile, terragrunt, dotnet ef, a system reset, SQL
+that changes rows inside a CTE). The same programs' ordinary uses must not ask."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core.safety.judge import judge
+from agent_core.safety.policy import Command, decide
+
+
+def _asks(command: str, *, checkpointed: bool = False) -> bool:
+    return decide("full-access", Command(command, checkpointed=checkpointed))[0] == "ask"
+
+
+def _runs(command: str) -> bool:
+    return decide("full-access", Command(command)) == ("allow", None)
+
+
+# Files emptied in place, named only at run time: no checkpoint of the turn can vouch for them.
+_NOTHING = [": >", ">", "true >", "echo -n >", "printf '' >", "cat /dev/null >", ": >|"]
+_RUN_TIME_FILES = ['"$F"', "$F", "${OUT}", "$(echo f)", "`echo f`", '"$DIR"/notes.md']
+
+
+@pytest.mark.parametrize("target", _RUN_TIME_FILES)
+@pytest.mark.parametrize("nothing", _NOTHING)
+def test_nothing_redirected_over_a_file_named_at_run_time_asks(nothing: str, target: str) -> None:
+    command = f"{nothing} {target}"
+    assert None in judge(command).emptied_files, command
+    assert _asks(command), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "for f in a b; do : > $f; done",
+        "for f in *.log; do > \"$f\"; done",
+        'F=notes.md; : > "$F"',
+        ': | tee "$F"',
+        "ls && : > $(echo f)",
+        "sh -c ': > \"$1\"' _ notes.md",
+    ],
+)
+def test_emptying_through_loops_variables_and_shells_asks(command: str) -> None:
+    assert _asks(command), judge(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'echo x > "$F"',
+        'pytest > "$OUT"',
+        'make 2> "$LOG"',
+        ': >> "$LOG"',
+        'echo hi >> "$F"',
+        "for f in a b; do echo $f > $f.txt; done",
+        'printf "%s\\n" a > "$F"',
+    ],
+)
+def test_content_written_to_a_file_named_at_run_time_runs(command: str) -> None:
+    assert not judge(command).emptied, command
+    assert _runs(command), judge(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "files"),
+    [
+        ("perl -i -ne '' notes.md", ("notes.md",)),
+        ("perl -ni -e '' notes.md", ("notes.md",)),
+        ("perl -0777 -i -ne '' notes.md", ("notes.md",)),
+        ("perl -pi -e '$_=\"\"' notes.md", ("notes.md",)),
+        ("perl -pi.bak -e '$_ = \"\"' notes.md a.txt", ("notes.md", "a.txt")),
+        ("perl -i -pe 'undef $_' notes.md", ("notes.md",)),
+        ("perl -i -pe 's/.*//s' notes.md", ("notes.md",)),
+        ("awk -i inplace 'NR==0' notes.md", ("notes.md",)),
+        ("gawk -i inplace '{}' notes.md", ("notes.md",)),
+        ("awk -i inplace '0' notes.md", ("notes.md",)),
+        ("awk --include=inplace '{ n++ }' notes.md", ("notes.md",)),
+        ("awk -iinplace 'END { }' notes.md", ("notes.md",)),
+    ],
+)
+def test_perl_and_awk_printing_nothing_in_place_empty_the_file(
+    command: str, files: tuple[str, ...]
+) -> None:
+    assert judge(command).emptied_files == files
+    assert _asks(command)
+    assert not _asks(command, checkpointed=True)  # the checkpoint keeps them: /undo restores
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "perl -i -pe 's/a/b/' notes.md",
+        "perl -pi -e 's/foo/bar/g' src/*.py",
+        "perl -i -ne 'print unless /^#/' notes.md",
+        "perl -i.bak -ne 'print if 1' notes.md",
+        "perl -ne '' notes.md",  # not in place: prints nothing, changes nothing
+        "perl -pi -e '$_ = \"\" if /secret/' notes.md",
+        "perl script.pl -i notes.md",
+        "awk -i inplace '{gsub(/a/, \"b\")} 1' notes.md",
+        "awk -i inplace '{ $1 = \"\" } 1' notes.md",
+        "awk -i inplace '/keep/' notes.md",
+        "awk -i inplace '{ print $2 }' notes.md",
+        "awk -i inplace 'BEGIN { x = 1 }' notes.md",  # reads no file
+        "awk 'NR==0' notes.md",
+        "awk '{}' notes.md",
+        "awk -F, '{ print $1 }' data.csv",
+    ],
+)
+def test_perl_and_awk_editing_in_place_run(command: str) -> None:
+    assert not judge(command).emptied, command
+    assert _runs(command), judge(command)
