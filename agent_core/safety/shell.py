@@ -15,86 +15,23 @@ What this module does not do is judge: that is ``judge.py``, over the structure 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING
 
 from agent_core.safety.escapes import ansi_c
+from agent_core.safety.shell_parts import CommandLine, Redirect, SimpleCommand, Word, programs
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
+
+__all__ = ["CommandLine", "Redirect", "SimpleCommand", "Word", "parse", "programs", "warm_up"]
 
 # Nodes whose text is a literal once quotes and escapes are removed.
 _QUOTED = frozenset({"string", "translated_string"})
 # Unquoted braces with a comma or a range expand to several words in bash: {rm,-rf,x}.
 _BRACE_EXPANSION = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
 _STATEMENT_KEYWORDS = frozenset({"export", "declare", "local", "readonly", "typeset", "unset"})
-
-
-@dataclass(frozen=True)
-class Word:
-    """One word as written and, when it does not expand at run time, its value."""
-
-    source: str
-    value: str | None  # None: its value is only known at run time
-
-    @property
-    def literal(self) -> bool:
-        return self.value is not None
-
-    @property
-    def text(self) -> str:
-        """The value when known, else the text as written (to search for names in it)."""
-        return self.value if self.value is not None else self.source
-
-
-@dataclass(frozen=True)
-class Redirect:
-    operator: str  # ">", ">>", "<", "&>", ">&", "<<", "<<-", "<<<", …
-    target: Word | None  # the file (or descriptor); None for heredocs
-    body: str | None = None  # what a heredoc or herestring feeds in
-    body_expands: bool = False  # the body holds expansions, so its content is only known later
-
-    @property
-    def writes(self) -> bool:
-        """Sends output to a file (not to a descriptor or a harmless device)."""
-        if self.operator not in (">", ">>", "&>", "&>>", ">|", "<>", ">&"):
-            return False
-        if self.target is None or self.target.value is None:
-            return True
-        target = self.target.value
-        if self.operator == ">&" and (target.isdigit() or target == "-"):
-            return False
-        return target not in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
-
-    @property
-    def feeds_input(self) -> bool:
-        return self.operator in ("<<", "<<-", "<<<")
-
-
-@dataclass(frozen=True)
-class SimpleCommand:
-    words: tuple[Word, ...]  # the program and its arguments
-    assignments: tuple[tuple[str, Word], ...] = ()  # NAME=value before the program
-    redirects: tuple[Redirect, ...] = ()
-    piped: bool = False  # its standard input is the output of another command
-    upstream: SimpleCommand | None = None  # that command, when it is a simple one
-
-    @property
-    def program(self) -> Word | None:
-        return self.words[0] if self.words else None
-
-
-@dataclass(frozen=True)
-class CommandLine:
-    """Everything that runs in one line of shell, in source order."""
-
-    commands: tuple[SimpleCommand, ...]
-    redirects: tuple[Redirect, ...]  # every redirection, those of compound statements included
-    functions: tuple[tuple[str, tuple[str, ...]], ...] = ()  # name -> programs its body calls
-    problems: tuple[str, ...] = ()  # why parts of it cannot be read
-    arithmetic: bool = False  # it evaluates variables arithmetically (bash may run their text)
 
 
 MAX_SOURCE = 64 * 1024  # longer lines are not read: they ask
@@ -126,7 +63,7 @@ def parse(source: str) -> CommandLine:
     if tree.root_node.has_error:
         problems.insert(0, "it is not valid shell syntax")
     return CommandLine(
-        tuple(builder.commands),
+        tuple(c.fed() for c in builder.commands),
         tuple(builder.redirects),
         tuple(builder.functions),
         tuple(problems),
@@ -254,6 +191,7 @@ class _Builder:
         (``cat <<EOF > x.sh && sh x.sh``: tree-sitter nests ``> x.sh`` and ``&& sh x.sh`` in
         it), to be visited once the command it feeds is known."""
         redirect = _redirect(node)
+        at = len(self.redirects)
         self.redirects.append(redirect)
         for child in node.named_children:
             if child.type in _HEREDOC_PARTS:
@@ -263,6 +201,13 @@ class _Builder:
                 after.append(child)
                 continue
             self.visit(child)  # substitutions in a target or an unquoted heredoc's body
+        target = node.child_by_field_name("destination")
+        if target is not None and target.type == "process_substitution":
+            inner = target.named_children
+            simple = len(inner) == 1 and inner[0].type == "command" and bool(self.commands)
+            feeder = self.commands[-1] if simple else None
+            redirect = replace(redirect, substituted=True, feeder=feeder)
+            self.redirects[at] = redirect
         return redirect
 
     def _redirected(self, node: Node, piped: bool) -> None:
@@ -384,10 +329,3 @@ def _value(node: Node) -> str | None:
 
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "surrogateescape")
-
-
-def programs(line: CommandLine) -> Iterator[str]:
-    """The program names a line runs directly, as written (for messages and tests)."""
-    for command in line.commands:
-        if command.program is not None:
-            yield command.program.text
