@@ -463,6 +463,51 @@ def test_written_interpreter_scripts_and_unknown_content_ask(command: str) -> No
     assert decide("full-access", Command(command))[0] == "ask", judge(command)
 
 
+# A file of SQL or a makefile written and run in the same line.
+_SQL_FILE_RUNS = [
+    "psql -f {f}",
+    "psql app --file={f}",
+    'mysql app -e "source {f}"',
+    "sqlite3 app.db '.read {f}'",
+    "sqlite3 -init {f} app.db",
+    "psql -c '\\i {f}'",
+    "duckdb app.db -f {f}",
+]
+_MAKEFILE_RUNS = [
+    ("m.mk", "make -f m.mk"),
+    ("m.mk", "make --file=m.mk all"),
+    ("m.mk", "make --makefile m.mk"),
+    ("Makefile", "make"),
+    ("makefile", "make all"),
+    ("GNUmakefile", "make -j4"),
+    ("Makefile", "make -C ."),
+]
+
+
+def test_a_sql_file_or_makefile_written_and_run_in_one_line_is_judged_as_its_content() -> None:
+    commands = [
+        (write.format(code=sql, f="x.sql").rstrip("\n") + "\n" + run.format(f="x.sql"), dangerous)
+        for write, run in itertools.product(_WRITES[:4], _SQL_FILE_RUNS)
+        for sql, dangerous in (("drop table t;", True), ("select 1;", False))
+    ]
+    commands += [
+        (write.format(code=code, f=name).rstrip("\n") + "\n" + run, dangerous)
+        for write, (name, run) in itertools.product(_WRITES[2:4], _MAKEFILE_RUNS)
+        for code, dangerous in (("all:\n\trm -rf x", True), ("all:\n\t$(CC) -o a a.c", False))
+    ]
+    commands += [
+        ("printf 'all:\\n\\trm -rf x\\n' > m.mk && make -f m.mk", True),
+        ("echo 'rm -rf x' > Makefile && make", True),
+        ("printf 'clean:\\n\\t$(RM) -r x\\n' > Makefile && make clean", True),
+        ("printf 'X := $(shell rm -rf x)\\n' > Makefile && make", True),
+        ("make_rules > Makefile && make", True),
+        ("printf 'all:\\n\\techo hi\\n' > Makefile && make", False),
+        ("echo x > notes.txt && make test", False),
+    ]
+    wrong = [c for c, asks in commands if (decide("full-access", Command(c))[0] == "ask") != asks]
+    assert wrong == []
+
+
 # Files emptied in place: they run unasked only when the turn's checkpoint is taken first.
 EMPTYING = [
     ": > notes.md",

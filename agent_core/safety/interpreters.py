@@ -126,15 +126,26 @@ def awk(walk: Walk, call: Call) -> Reading:
     return Reading(call.argv, language)
 
 
+_DEFAULT_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # where make looks, in order
+
+
 def make(walk: Walk, call: Call) -> Reading:
-    """A makefile on stdin (``-f -``) is judged; ``--eval`` text cannot be."""
+    """A makefile on stdin (``-f -``) or one this line wrote (``-f m.mk``, or a default name
+    in the folder make runs in) is judged as the shell code of its recipes; ``--eval`` text
+    cannot be."""
     args = call.args
     name = call.command.program.text if call.command.program else "make"
     script = option_values(args, ("-f", "--file", "--makefile"))
+    folders = option_values(args, ("-C", "--directory"))
+    folder = f"{folders[-1].text.rstrip('/')}/" if folders else ""
     if any(w.value is None or w.value in STDIN_NAMES for w in script):
         stdin_code(walk, call.command, call.depth, "make", name)
     elif any(w.text.startswith(("--eval", "-E")) for w in args):
         walk.findings.unknown("make --eval runs text as a makefile")
+    files = [w.text for w in script] or list(_DEFAULT_MAKEFILES)
+    for file in files if not any(w.value is None for w in script) else ():
+        path = file if file.startswith("/") else folder + file
+        script_file(walk, Word(path, path), "make", call.depth)
     return Reading(call.argv, prefix_of(name, "make", Argv("make", args)))
 
 

@@ -6,6 +6,8 @@ later) and ``hash -p``.
 
 from __future__ import annotations
 
+import re
+
 from agent_core.safety.argv import Argv
 from agent_core.safety.dangerous import GIT_RISKY_KEYS
 from agent_core.safety.emitted import emitted
@@ -81,8 +83,32 @@ def sql_client(walk: Walk, call: Call) -> None:
     if (written := walk.findings.written_input(command)) is not None:
         fed = walk.findings.scripts.get(path_key(written.text)) or fed
     texts = [_option_text(w.text) for w in call.args] + [r.body or "" for r in command.redirects]
+    texts += _sql_files(walk.findings, call, [*texts, fed or ""])
     if drops_data([*texts, fed or ""]):
         walk.findings.danger(f"{call.name} runs SQL that drops or deletes data")
+
+
+# The options that name a file of SQL to run, by client (psql -f x.sql, sqlite3 -init x.sql).
+_SQL_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "psql": ("-f", "--file"),
+    "usql": ("-f", "--file"),
+    "sqlite3": ("-init",),
+    "sqlite": ("-init",),
+    "duckdb": ("-init", "-f"),
+    "sqlcmd": ("-i",),
+    "snowsql": ("-f", "--filename"),
+    "clickhouse-client": ("--queries-file",),
+    "clickhouse": ("--queries-file",),
+}
+# The clients' own commands that run a file: psql \i, mysql source and \., sqlite3 .read.
+_SQL_INCLUDE = re.compile(r"(?:^|[\s;])(?:\\i|\\ir|\\include|source|\\\.|\.read)\s+(\S+)", re.I)
+
+
+def _sql_files(findings: Findings, call: Call, texts: list[str]) -> list[str]:
+    """The SQL of the files this line wrote that the client is told to run."""
+    named = [w.text for w in option_values(call.args, _SQL_FILE_OPTIONS.get(call.name, ()))]
+    named += [m.group(1).strip("'\";") for t in texts for m in _SQL_INCLUDE.finditer(t)]
+    return [findings.scripts.get(path_key(name)) or "" for name in named]
 
 
 def deferred(walk: Walk, call: Call) -> Reading:

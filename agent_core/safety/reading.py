@@ -16,6 +16,7 @@ from agent_core.safety.emitted import stdin_text
 from agent_core.safety.findings import Findings, path_key
 from agent_core.safety.inline import code_findings
 from agent_core.safety.launchers import interpreter_of, program_name
+from agent_core.safety.makefiles import shell_lines
 from agent_core.safety.shell import SimpleCommand, Word
 
 
@@ -107,9 +108,12 @@ def script_file(walk: Walk, word: Word, language: str | None, depth: int) -> Non
 
 
 def run_code(walk: Walk, text: str, language: str | None, depth: int) -> None:
-    """``text`` as code: shell (``language`` None) or an interpreter's."""
+    """``text`` as code: shell (``language`` None), a makefile's recipes, or an interpreter's."""
     if language is None:
         walk.line(text, depth + 1)
+    elif language == "make":
+        for line in shell_lines(text):
+            walk.line(line, depth + 1)
     else:
         code(walk.findings, text, language)
 
