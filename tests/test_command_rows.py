@@ -37,7 +37,7 @@ def test_nothing_redirected_over_a_file_named_at_run_time_asks(nothing: str, tar
     "command",
     [
         "for f in a b; do : > $f; done",
-        "for f in *.log; do > \"$f\"; done",
+        'for f in *.log; do > "$f"; done',
         'F=notes.md; : > "$F"',
         ': | tee "$F"',
         "ls && : > $(echo f)",
@@ -113,3 +113,100 @@ def test_perl_and_awk_printing_nothing_in_place_empty_the_file(
 def test_perl_and_awk_editing_in_place_run(command: str) -> None:
     assert not judge(command).emptied, command
     assert _runs(command), judge(command)
+
+
+# Package managers that run a package's program (as npx does), and commands in a compose service.
+_RUN_BY_MANAGER = [
+    "pnpm {c}",
+    "pnpm --filter db {c}",
+    "pnpm -C packages/db {c}",
+    "yarn {c}",
+    "yarn run {c}",
+    "yarn --cwd packages/db {c}",
+    "yarn workspace db {c}",
+    "bun run {c}",
+]
+_PACKAGE_PROGRAMS = [
+    "prisma migrate reset --force",
+    "prisma db push --force-reset",
+    "sequelize db:drop",
+    "rimraf dist",
+    "cdk destroy",
+]
+
+
+@pytest.mark.parametrize("program", _PACKAGE_PROGRAMS)
+@pytest.mark.parametrize("manager", _RUN_BY_MANAGER)
+def test_a_package_program_run_by_a_package_manager_is_judged(manager: str, program: str) -> None:
+    command = manager.format(c=program)
+    assert _asks(command), judge(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "yarn workspace a npm publish",
+        "yarn workspace a publish",
+        "yarn workspace a run prisma migrate reset --force",
+        "yarn workspace a global remove typescript",
+    ],
+)
+def test_a_yarn_command_in_a_workspace_is_judged_as_that_command(command: str) -> None:
+    assert _asks(command), judge(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'docker compose exec db psql -c "DROP TABLE x"',
+        'podman compose exec db psql -c "DROP TABLE x"',
+        'nerdctl compose exec db psql -c "DROP TABLE x"',
+        'docker compose -f compose.yml -p app exec -T db psql -c "DROP TABLE x"',
+        "docker compose exec -u postgres db dropdb app",
+        "docker compose run --rm web python manage.py flush --noinput",
+        "docker-compose run --rm -e X=1 web rm -rf /data",
+        "podman-compose exec db dropdb app",
+        "echo 'drop table users;' | docker compose exec -T db psql -U app",
+    ],
+)
+def test_what_runs_in_a_compose_service_is_judged_like_what_runs_here(command: str) -> None:
+    assert _asks(command), judge(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pnpm remove lodash",
+        "pnpm rm lodash",
+        "pnpm uninstall lodash",
+        "yarn remove lodash",
+        "npm remove lodash",
+        "pnpm install",
+        "pnpm add -D vitest",
+        "pnpm build",
+        "pnpm --filter web build",
+        "pnpm prisma migrate dev",
+        "pnpm prisma generate",
+        "yarn",
+        "yarn build",
+        "yarn test --watch",
+        "yarn run build",
+        "yarn workspace web build",
+        "yarn workspace web add lodash",
+        "yarn prisma migrate deploy",
+        "bun run build",
+        "bun run index.ts",
+        "docker compose exec db psql -c 'select 1'",
+        "docker compose exec web ls",
+        "docker compose run --rm web pytest",
+        "docker compose up -d",
+        "docker compose logs -f web",
+    ],
+)
+def test_ordinary_package_manager_and_compose_commands_run(command: str) -> None:
+    assert _runs(command), judge(command)
+
+
+def test_a_script_run_by_a_package_manager_is_never_only_a_read() -> None:
+    for command in ("yarn cat README.md", "pnpm ls-files", "docker compose exec web ls"):
+        assert not judge(command).read_only, command

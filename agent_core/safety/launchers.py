@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from agent_core.safety.argv import Argv, names
 from agent_core.safety.grammar import normal_args
+from agent_core.safety.managers import IN_WORKSPACE, runs_program
 from agent_core.safety.shell import Word
 
 RUN_TIME = Word("(run time)", None)  # an argument only known when the command runs
@@ -58,6 +59,24 @@ WRAPPERS: dict[str, frozenset[str]] = {
 }
 # Wrappers with positional words before the program: timeout DURATION, chroot DIR…
 WRAPPER_POSITIONALS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1, "chroot": 1}
+# Into a container: `docker exec c CMD`, `docker compose exec SERVICE CMD` (two words).
+_CONTAINER_EXECS: tuple[tuple[str, str], ...] = (
+    ("docker", "exec"),
+    ("podman", "exec"),
+    ("nerdctl", "exec"),
+    ("docker-compose", "exec"),
+    ("podman-compose", "exec"),
+    ("docker", "compose exec"),
+    ("podman", "compose exec"),
+    ("nerdctl", "compose exec"),
+)
+_COMPOSE_RUNS: tuple[tuple[str, str], ...] = (
+    ("docker-compose", "run"),
+    ("podman-compose", "run"),
+    ("docker", "compose run"),
+    ("podman", "compose run"),
+    ("nerdctl", "compose run"),
+)
 # Runners: (program, subcommand or None) -> their options that take a value. The options and
 # their values stay in what "always allow" remembers: `npx -p other jest` is not `npx jest`.
 RUNNERS: dict[tuple[str, str | None], frozenset[str]] = {
@@ -70,6 +89,8 @@ RUNNERS: dict[tuple[str, str | None], frozenset[str]] = {
     ("pnpm", "dlx"): names("--package"),
     ("yarn", "dlx"): names("-p --package"),
     ("yarn", "exec"): frozenset(),
+    ("yarn", "run"): frozenset(),  # a script, else a package's program (and `yarn prisma`)
+    ("bun", "run"): frozenset(),
     ("bun", "x"): frozenset(),
     ("uv", "run"): names(
         "--with --with-requirements --python -p --project --directory --package --extra "
@@ -91,8 +112,15 @@ RUNNERS: dict[tuple[str, str | None], frozenset[str]] = {
     ("direnv", "exec"): frozenset(),
     # Into a container or a pod: what runs there is judged like what runs here.
     **dict.fromkeys(
-        (("docker", "exec"), ("podman", "exec"), ("nerdctl", "exec"), ("docker-compose", "exec")),
+        _CONTAINER_EXECS,
         names("-e --env --env-file -u --user -w --workdir --detach-keys --index"),
+    ),
+    **dict.fromkeys(  # a new container of a compose service
+        _COMPOSE_RUNS,
+        names(
+            "-e --env --env-file -u --user -w --workdir --name --entrypoint -p --publish "
+            "-v --volume -l --label --pull --cap-add --cap-drop"
+        ),
     ),
     **dict.fromkeys(
         (("kubectl", "exec"), ("oc", "exec"), ("kubecolor", "exec")),
@@ -101,15 +129,12 @@ RUNNERS: dict[tuple[str, str | None], frozenset[str]] = {
 }
 # Runners that reach a container or a cluster: never only a read, whatever runs there.
 ELSEWHERE: frozenset[tuple[str, str | None]] = frozenset(
-    (program, "exec")
-    for program in ("docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "kubecolor")
+    (*_CONTAINER_EXECS, *_COMPOSE_RUNS, *((p, "exec") for p in ("kubectl", "oc", "kubecolor")))
 )
 # Runners with positional words before the program: the folder, the container, the pod.
 RUNNER_POSITIONALS: dict[tuple[str, str | None], int] = {
     ("direnv", "exec"): 1,
-    **dict.fromkeys((("docker", "exec"), ("podman", "exec"), ("nerdctl", "exec")), 1),
-    **dict.fromkeys((("docker-compose", "exec"), ("kubectl", "exec"), ("oc", "exec")), 1),
-    ("kubecolor", "exec"): 1,
+    **dict.fromkeys(ELSEWHERE, 1),
 }
 # Program -> the options whose value is a whole shell command ("watch": all its operands).
 SHELL_STRING_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -250,10 +275,17 @@ def runner(name: str, args: Sequence[Word]) -> tuple[tuple[str, ...], list[Word]
     key: tuple[str, str | None] = (name, None)
     if key not in RUNNERS:
         operands = after_options(normal_args(name, tuple(rest)), frozenset())
-        key = (name, operands[0].value if operands else None)
+        first = operands[0].value if operands else None
+        key, rest = (name, first), operands[1:]
+        then = after_options(rest, frozenset())  # `docker compose -f x.yml exec`
+        if key not in RUNNERS and then and (name, f"{first} {then[0].value}") in RUNNERS:
+            key, rest = (name, f"{first} {then[0].value}"), then[1:]
+        elif key in IN_WORKSPACE and len(rest) > 1:  # yarn workspace NAME CMD: yarn CMD
+            return (name, key[1] or "", rest[0].text), [Word(name, name), *rest[1:]]
+        elif key not in RUNNERS and runs_program(name, first):  # pnpm prisma: pnpm exec prisma
+            return (name,), operands
         if key not in RUNNERS or key[1] is None:
             return None
-        rest = operands[1:]
         head.append(key[1])
     valued, positionals = RUNNERS[key], RUNNER_POSITIONALS.get(key, 0)
     while rest and (value := rest[0].value) is not None:

@@ -21,6 +21,7 @@ from agent_core.safety.launchers import (
     runner,
     xargs_command,
 )
+from agent_core.safety.managers import OWN_COMMANDS
 from agent_core.safety.reading import Call, Reading, Walk, code_string, launched, script_file
 from agent_core.safety.shell import Word
 
@@ -156,4 +157,7 @@ def runs_package(walk: Walk, call: Call) -> Reading | None:
         walk.findings.read_only = False
         walk.findings.prefixes.append(" ".join((*call.head, *head)))
     walk.simple(inner, call.command, call.depth, (*call.head, *head))
+    if call.name in OWN_COMMANDS:  # `pnpm x`, `yarn run x`: a script of that name, maybe;
+        walk.findings.read_only = False  # and its own rows, for the words' other readings
+        return launched(call)  # (`yarn --new-option value publish`)
     return Reading(None)
