@@ -210,3 +210,88 @@ def test_ordinary_package_manager_and_compose_commands_run(command: str) -> None
 def test_a_script_run_by_a_package_manager_is_never_only_a_read() -> None:
     for command in ("yarn cat README.md", "pnpm ls-files", "docker compose exec web ls"):
         assert not judge(command).read_only, command
+
+
+# Table rows: cloud storage, helmfile, terragrunt, dotnet ef, a container system reset.
+ROWS = [
+    "gcloud storage rm -r gs://b",
+    "gcloud storage rm gs://b/x.txt",
+    "gcloud --project p storage rm --recursive gs://b",
+    "gcloud storage rb gs://b",
+    "helmfile destroy",
+    "helmfile delete",
+    "helmfile -e prod destroy",
+    "helmfile --environment=prod -f helmfile.yaml destroy",
+    "helmfile -l name=web destroy",
+    "terragrunt destroy",
+    "terragrunt run-all destroy",
+    "terragrunt run-all destroy --terragrunt-non-interactive",
+    "terragrunt run-all apply -destroy",
+    "terragrunt run --all destroy",
+    "terragrunt run --all -- destroy",
+    "dotnet ef database drop -f",
+    "dotnet ef database drop --force --project src/Api",
+    "dotnet-ef database drop",
+    "docker system reset -f",
+    "podman system reset -f",
+    "podman system reset",
+]
+ROWS_ORDINARY = [
+    "gcloud storage ls gs://b",
+    "gcloud storage cp a.txt gs://b/a.txt",
+    "gcloud storage buckets list",
+    "helmfile apply",
+    "helmfile -e prod sync",
+    "helmfile diff",
+    "helmfile template",
+    "helmfile lint",
+    "helmfile -l name=web status",
+    "terragrunt plan",
+    "terragrunt run-all plan",
+    "terragrunt run --all plan",
+    "terragrunt init",
+    "dotnet ef database update",
+    "dotnet ef migrations add Init",
+    "dotnet build",
+    "docker system df",
+    "podman system info",
+]
+
+
+@pytest.mark.parametrize("command", ROWS)
+def test_table_rows_ask(command: str) -> None:
+    verdict, reason = decide("full-access", Command(command))
+    assert verdict == "ask" and reason, judge(command)
+
+
+@pytest.mark.parametrize("command", ROWS_ORDINARY)
+def test_the_same_programs_ordinary_verbs_run(command: str) -> None:
+    assert _runs(command), judge(command)
+
+
+# SQL that changes every row inside a CTE or another parenthesis.
+CTE_CHANGES = [
+    "with x as (delete from users returning *) select 1",
+    "WITH x AS (DELETE FROM users RETURNING id) SELECT count(*) FROM x",
+    "with x as (update users set admin = 1 returning id) select * from x where id = 3",
+    "with a as (select 1), b as (delete from t where 1=1) select 1",
+    "with x as ( delete from users where true returning * ) insert into archive select * from x",
+]
+CTE_ORDINARY = [
+    "with x as (delete from users where id = 3 returning *) select 1",
+    "with x as (update users set a = 1 where id = 2 returning id) select * from x",
+    "with x as (select id from t) select * from x",
+    "delete from users where id in (select id from banned)",
+    "select (1)",
+]
+
+
+@pytest.mark.parametrize("sql", CTE_CHANGES)
+def test_a_change_of_every_row_inside_a_cte_asks(sql: str) -> None:
+    for command in (f'psql -c "{sql}"', f"echo '{sql};' | psql app", f'sqlite3 a.db "{sql}"'):
+        assert _asks(command), command
+
+
+@pytest.mark.parametrize("sql", CTE_ORDINARY)
+def test_a_restricted_change_inside_a_cte_runs(sql: str) -> None:
+    assert _runs(f'psql -c "{sql}"'), sql

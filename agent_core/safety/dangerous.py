@@ -275,6 +275,7 @@ _OPERATIONS: tuple[Rule, ...] = (
     (
         ("docker", "podman"),
         words("system", "prune")
+        | words("system", "reset")
         | words("volume", "rm")
         | words("volume", "prune")
         | words("container", "prune")

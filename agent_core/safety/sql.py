@@ -24,6 +24,7 @@ _DROPS = re.compile(
     r"|\bflushall\b|\bflushdb\b"
 )
 _CHANGES = re.compile(r"^(with\b.*?\)\s*)?(delete\b|update\s+\S+(\s+\w+)?\s+set\b)")
+_NESTED = re.compile(r"\(\s*(delete\b|update\s+\S+(\s+\w+)?\s+set\b)")
 _WHERE = re.compile(r"\bwhere\b(.*)$")
 _TAIL = re.compile(r"\b(returning|order\s+by|limit|option)\b.*$")
 _TOKENS = re.compile(r"'[^']*'|\"[^\"]*\"|[a-z_][\w.$]*|\d+(?:\.\d+)?|[<>=!]+|\S")
@@ -61,6 +62,30 @@ def _statements(text: str) -> list[str]:
 
 
 def _unrestricted_change(statement: str) -> bool:
+    """A ``DELETE`` or ``UPDATE`` of every row: the statement itself, or one inside a ``WITH``
+    (``with x as (delete from users returning *) select 1``) or another parenthesis."""
+    if any(_unrestricted(inner) for inner in _nested_changes(statement)):
+        return True
+    return _unrestricted(statement)
+
+
+def _nested_changes(statement: str) -> list[str]:
+    """The data-changing statements in parentheses, each up to its closing one."""
+    found: list[str] = []
+    for match in _NESTED.finditer(statement):
+        depth, start = 0, match.end() - len(match.group(1))
+        for index in range(start, len(statement)):
+            char = statement[index]
+            depth += (char == "(") - (char == ")")
+            if depth < 0:
+                found.append(statement[start:index])
+                break
+        else:
+            found.append(statement[start:])
+    return found
+
+
+def _unrestricted(statement: str) -> bool:
     if not _CHANGES.search(statement):
         return False
     where = _WHERE.search(statement)

@@ -73,6 +73,8 @@ TEARDOWN_RULES: tuple[Rule, ...] = (
     (("sqlx",), words("database", "drop") | words("database", "reset"), WIPES),
     (("goose",), sub("reset"), WIPES),
     (("migrate",), sub("drop") | sub("down", then=flag("-all")), WIPES),
+    (("dotnet",), words("ef", "database", "drop"), WIPES),
+    (("dotnet-ef",), words("database", "drop"), WIPES),
     # Containers and their volumes.
     (
         ("docker", "podman", "nerdctl"),
@@ -105,7 +107,16 @@ TEARDOWN_RULES: tuple[Rule, ...] = (
         sub("apps:destroy", "destroy", "pg:reset", "addons:destroy"),
         DESTROYS,
     ),
+    (
+        ("terragrunt",),
+        sub(
+            "run-all", "run", then=sub("destroy") | sub("apply", then=flag("-destroy", "--destroy"))
+        ),
+        DESTROYS,
+    ),
+    (("helmfile",), sub("destroy", "delete"), "deletes cluster resources (every release)"),
     (("gsutil",), sub("rm", "rb"), "deletes cloud storage"),
+    (("gcloud",), words("storage", "rm") | words("storage", "rb"), "deletes cloud storage"),
     # Package removal.
     (("pip", "pip3", "pipx"), sub("uninstall", "uninstall-all"), REMOVES),
     (("uv",), words("pip", "uninstall") | words("tool", "uninstall"), REMOVES),
