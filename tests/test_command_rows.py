@@ -90,26 +90,26 @@ def test_perl_and_awk_printing_nothing_in_place_empty_the_file(
     assert not _asks(command, checkpointed=True)  # the checkpoint keeps them: /undo restores
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        "perl -i -pe 's/a/b/' notes.md",
-        "perl -pi -e 's/foo/bar/g' src/*.py",
-        "perl -i -ne 'print unless /^#/' notes.md",
-        "perl -i.bak -ne 'print if 1' notes.md",
-        "perl -ne '' notes.md",  # not in place: prints nothing, changes nothing
-        "perl -pi -e '$_ = \"\" if /secret/' notes.md",
-        "perl script.pl -i notes.md",
-        "awk -i inplace '{gsub(/a/, \"b\")} 1' notes.md",
-        "awk -i inplace '{ $1 = \"\" } 1' notes.md",
-        "awk -i inplace '/keep/' notes.md",
-        "awk -i inplace '{ print $2 }' notes.md",
-        "awk -i inplace 'BEGIN { x = 1 }' notes.md",  # reads no file
-        "awk 'NR==0' notes.md",
-        "awk '{}' notes.md",
-        "awk -F, '{ print $1 }' data.csv",
-    ],
-)
+IN_PLACE_ORDINARY = [
+    "perl -i -pe 's/a/b/' notes.md",
+    "perl -pi -e 's/foo/bar/g' src/*.py",
+    "perl -i -ne 'print unless /^#/' notes.md",
+    "perl -i.bak -ne 'print if 1' notes.md",
+    "perl -ne '' notes.md",  # not in place: prints nothing, changes nothing
+    "perl -pi -e '$_ = \"\" if /secret/' notes.md",
+    "perl script.pl -i notes.md",
+    "awk -i inplace '{gsub(/a/, \"b\")} 1' notes.md",
+    "awk -i inplace '{ $1 = \"\" } 1' notes.md",
+    "awk -i inplace '/keep/' notes.md",
+    "awk -i inplace '{ print $2 }' notes.md",
+    "awk -i inplace 'BEGIN { x = 1 }' notes.md",  # reads no file
+    "awk 'NR==0' notes.md",
+    "awk '{}' notes.md",
+    "awk -F, '{ print $1 }' data.csv",
+]
+
+
+@pytest.mark.parametrize("command", IN_PLACE_ORDINARY)
 def test_perl_and_awk_editing_in_place_run(command: str) -> None:
     assert not judge(command).emptied, command
     assert _runs(command), judge(command)
@@ -173,36 +173,36 @@ def test_what_runs_in_a_compose_service_is_judged_like_what_runs_here(command: s
     assert _asks(command), judge(command)
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        "pnpm remove lodash",
-        "pnpm rm lodash",
-        "pnpm uninstall lodash",
-        "yarn remove lodash",
-        "npm remove lodash",
-        "pnpm install",
-        "pnpm add -D vitest",
-        "pnpm build",
-        "pnpm --filter web build",
-        "pnpm prisma migrate dev",
-        "pnpm prisma generate",
-        "yarn",
-        "yarn build",
-        "yarn test --watch",
-        "yarn run build",
-        "yarn workspace web build",
-        "yarn workspace web add lodash",
-        "yarn prisma migrate deploy",
-        "bun run build",
-        "bun run index.ts",
-        "docker compose exec db psql -c 'select 1'",
-        "docker compose exec web ls",
-        "docker compose run --rm web pytest",
-        "docker compose up -d",
-        "docker compose logs -f web",
-    ],
-)
+MANAGERS_ORDINARY = [
+    "pnpm remove lodash",
+    "pnpm rm lodash",
+    "pnpm uninstall lodash",
+    "yarn remove lodash",
+    "npm remove lodash",
+    "pnpm install",
+    "pnpm add -D vitest",
+    "pnpm build",
+    "pnpm --filter web build",
+    "pnpm prisma migrate dev",
+    "pnpm prisma generate",
+    "yarn",
+    "yarn build",
+    "yarn test --watch",
+    "yarn run build",
+    "yarn workspace web build",
+    "yarn workspace web add lodash",
+    "yarn prisma migrate deploy",
+    "bun run build",
+    "bun run index.ts",
+    "docker compose exec db psql -c 'select 1'",
+    "docker compose exec web ls",
+    "docker compose run --rm web pytest",
+    "docker compose up -d",
+    "docker compose logs -f web",
+]
+
+
+@pytest.mark.parametrize("command", MANAGERS_ORDINARY)
 def test_ordinary_package_manager_and_compose_commands_run(command: str) -> None:
     assert _runs(command), judge(command)
 
