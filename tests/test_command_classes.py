@@ -35,7 +35,7 @@ DANGEROUS_VERBS: dict[str, tuple[str, ...]] = {
     "yarn": ("publish", "global remove pkg"),
     "bun": ("publish", "remove -g pkg"),
     "gh": ("repo delete me/x", "release delete v1", "api -X DELETE repos/o/r"),
-    "helmfile": (),  # destroys through helm; none of its own here
+    "helmfile": ("destroy", "delete"),
     "terraform": ("destroy", "apply -auto-approve", "state rm aws_instance.x"),
     "tofu": ("destroy",),
     "terragrunt": ("destroy",),

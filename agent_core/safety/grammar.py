@@ -161,7 +161,10 @@ GRAMMARS: dict[str, Grammar] = {
             )
         },
     ),
-    "helmfile": Grammar(_names("-f --file -e --environment -n --namespace"), anywhere=True),
+    "helmfile": Grammar(
+        _names("-f --file -e --environment -n --namespace -l --selector --kube-context"),
+        anywhere=True,
+    ),
     "terraform": _TERRAFORM,
     "tofu": _TERRAFORM,
     "terragrunt": _TERRAFORM,
