@@ -124,6 +124,8 @@ _RUN_BY_MANAGER = [
     "yarn run {c}",
     "yarn --cwd packages/db {c}",
     "yarn workspace db {c}",
+    "yarn workspaces foreach -A run {c}",
+    "yarn workspaces foreach --include db -pt {c}",
     "bun run {c}",
 ]
 _PACKAGE_PROGRAMS = [
@@ -191,6 +193,8 @@ MANAGERS_ORDINARY = [
     "yarn run build",
     "yarn workspace web build",
     "yarn workspace web add lodash",
+    "yarn workspaces foreach -A run build",
+    "yarn workspaces foreach --include web -pt run test",
     "yarn prisma migrate deploy",
     "bun run build",
     "bun run index.ts",

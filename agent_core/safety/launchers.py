@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from agent_core.safety.argv import Argv, names
 from agent_core.safety.grammar import normal_args
-from agent_core.safety.managers import IN_WORKSPACE, runs_program
+from agent_core.safety.managers import FOREACH_VALUED, IN_WORKSPACE, runs_program
 from agent_core.safety.shell import Word
 
 RUN_TIME = Word("(run time)", None)  # an argument only known when the command runs
@@ -282,6 +282,9 @@ def runner(name: str, args: Sequence[Word]) -> tuple[tuple[str, ...], list[Word]
             key, rest = (name, f"{first} {then[0].value}"), then[1:]
         elif key in IN_WORKSPACE and len(rest) > 1:  # yarn workspace NAME CMD: yarn CMD
             return (name, key[1] or "", rest[0].text), [Word(name, name), *rest[1:]]
+        elif key == ("yarn", "workspaces") and then and then[0].value == "foreach":
+            each = after_options(then[1:], FOREACH_VALUED)  # yarn workspaces foreach -A CMD
+            return ((name, "workspaces foreach"), [Word(name, name), *each]) if each else None
         elif key not in RUNNERS and runs_program(name, first):  # pnpm prisma: pnpm exec prisma
             return (name,), operands
         if key not in RUNNERS or key[1] is None:

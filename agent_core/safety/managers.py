@@ -43,6 +43,11 @@ OWN_COMMANDS: dict[str, frozenset[str]] = {
 }
 # `yarn workspace NAME CMD`: CMD is yarn's again, in that workspace.
 IN_WORKSPACE = {("yarn", "workspace")}
+# `yarn workspaces foreach [OPTIONS] CMD`: CMD is yarn's again, in every workspace; the options
+# that take a value (the rest are flags).
+FOREACH_VALUED = names(
+    "--from --include --exclude -j --jobs --since -R --recursive-from --worktree-from"
+)
 
 
 def runs_program(manager: str, command: str | None) -> bool:
