@@ -252,13 +252,14 @@ def readings(program: str, args: tuple[Word, ...]) -> tuple[tuple[Word, ...], ..
     does not know stands right before the verb, the reading where it takes the verb as its value
     (so the next word is the verb), each such option widened in turn on top of the ones before
     it: ``--user admin --password secret delete`` is read with ``admin``, ``secret`` and
-    ``delete`` as the verb. At most ``_WIDENINGS`` options are widened."""
+    ``delete`` as the verb. Each widening takes one more option into the grammar, so there are
+    at most as many readings as the line has options."""
     grammar = GRAMMARS.get(program)
     if grammar is None:
         return (args,)
     merged, unknown_at = _merged(grammar, args)
     found = [merged]
-    while unknown_at is not None and unknown_at + 1 < len(merged) and len(found) <= _WIDENINGS:
+    while unknown_at is not None and unknown_at + 1 < len(merged):
         option = (merged[unknown_at].value or "").split("=", 1)[0]
         if option in grammar.valued:
             break
@@ -266,9 +267,6 @@ def readings(program: str, args: tuple[Word, ...]) -> tuple[tuple[Word, ...], ..
         merged, unknown_at = _merged(grammar, args)
         found.append(merged)
     return tuple(found)
-
-
-_WIDENINGS = 4  # unknown valued options before the verb read as taking a value, at most
 
 
 def _merged(grammar: Grammar, args: tuple[Word, ...]) -> tuple[tuple[Word, ...], int | None]:
