@@ -6,7 +6,7 @@ What the container sees of the host: the workspace roots at the same absolute pa
 in tool calls, diffs and the editor agree), their protected paths read-only, and a private
 folder at ``/run/heron`` for the command server. Nothing else: no credential store, no Heron
 home, no engine socket (a credential store or Heron's home inside a root is covered by an empty
-one), no variable of Heron's environment, and no network unless configured.
+folder, or /dev/null), no variable of Heron's environment, and no network unless configured.
 """
 
 from __future__ import annotations
@@ -75,11 +75,9 @@ def mounts(spec: ContainerSpec, run_dir: Path) -> list[str]:
     for root in spec.roots:
         options += ["-v", f"{root}:{root}:rw"]
         options += [f"-v={path}:{path}:ro" for path in protected_in(root, spec.home)]
+    empty = spec.state / "empty"  # a tmpfs would not do: Podman copies what it covers into it
     for path in spec.hidden():
-        if path.is_dir():
-            options += ["--mount", f"type=tmpfs,destination={path},tmpfs-mode=0700"]
-        else:
-            options += ["-v", f"/dev/null:{path}:ro"]
+        options += ["-v", f"{empty if path.is_dir() else '/dev/null'}:{path}:ro"]
     return [*options, "-v", f"{run_dir}:{CONTAINER_DIR}:rw"]
 
 
@@ -114,6 +112,7 @@ class Container:
     async def _bring_up(self, progress: Progress | None) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.run_dir.chmod(0o700)
+        (self.spec.state / "empty").mkdir(mode=0o500, exist_ok=True)
         image = await self._image(progress)
         spec_label = self._spec_label(image)
         found = await self.engine.call(
