@@ -252,3 +252,25 @@ async def test_a_dockerfile_is_built_and_the_container_removed_on_close(
             containers.remove_image(tag)
     exists = await anyio.run_process(["podman", "container", "exists", spec.name], check=False)
     assert exists.returncode == 1
+
+
+@pytest.mark.anyio
+async def test_links_planted_in_the_servers_folder_are_not_followed(
+    setup: Setup, tmp_path: Path
+) -> None:
+    secret = tmp_path / "host-secret.txt"  # not mounted: the link resolves only on the host
+    secret.write_text("HOST SECRET\n")
+    target = tmp_path / "host-file.txt"
+    target.write_text("untouched\n")
+    plant = (
+        'me=$(grep -l "^$$\\$" /run/heron/*.pid); id=${me%.pid}; n=${id##*-}; next=${id%-*}-$((n+1));'
+        f" ln -s {target} $next.sh; ln -s {secret} $next.out; echo planted"
+    )
+    run = runner(setup)
+    try:
+        assert (await sh(run, plant, setup.workspace)).output.strip() == "planted"
+        after = await sh(run, "echo second", setup.workspace)
+        assert after.output == "second\n" and "SECRET" not in after.output
+        assert target.read_text() == "untouched\n"
+    finally:
+        await run.close()

@@ -129,6 +129,8 @@ class Container:
             return
         if found.code == 0:  # made for another configuration
             await self.engine.call(*self.engine.remove_args(self.name), check=False)
+        for stale in self.run_dir.iterdir():  # an earlier container's command files
+            stale.unlink(missing_ok=True)
         if progress is not None:
             await progress(f"Starting container {self.name} from {image}")
         await self._create(image, spec_label)

@@ -24,10 +24,12 @@ import itertools
 import os
 import secrets
 import signal
+import stat
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import anyio
 import anyio.abc
@@ -45,6 +47,7 @@ SCRIPT = r"""
 D=$1; G=$2; P=$3
 ok() { case $1 in "$P"*) case $1 in *[!A-Za-z0-9_.-]*) return 1;; esac;; *) return 1;; esac; }
 run() {
+  rm -f "$D/$1.out"
   ( ( setsid sh "$D/$1.sh" </dev/null >"$D/$1.out" 2>&1 &
       p=$!; echo $p >"$D/$1.pid"; echo "S $1 $p"
       wait $p; r=$?
@@ -90,6 +93,24 @@ def script(argv: Sequence[str], cwd: Path, environment: Mapping[str, str]) -> st
     return "\n".join(lines) + "\n"
 
 
+def _open_read(path: Path) -> BinaryIO:
+    """``path`` for reading, never through a link: the container can write the folder, and a
+    link planted there must not make Heron read a host file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FileNotFoundError(path)
+    return os.fdopen(fd, "rb")
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Create ``path`` afresh (nothing in its place, not even a link) and write ``text``."""
+    path.unlink(missing_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(path, flags, 0o600), "w") as file:
+        file.write(text)
+
+
 @dataclass
 class Job:
     """One command the server runs, and what the host has read of its output."""
@@ -109,7 +130,7 @@ class Job:
     def read(self) -> None:
         """Take in what the command wrote since the last read, keeping the last ``limit``
         bytes."""
-        with contextlib.suppress(FileNotFoundError), self.out.open("rb") as file:
+        with contextlib.suppress(OSError), _open_read(self.out) as file:
             size = file.seek(0, os.SEEK_END)
             if size - self._offset > self.limit:
                 self._offset, self.dropped = size - self.limit, True
@@ -190,7 +211,9 @@ class CommandServer:
             raise EngineError(f"Container {self._container} is gone; the command did not run.")
         job_id = f"{self._prefix}{next(self._ids)}"
         job = Job(job_id, self._host_dir / f"{job_id}.out", limit)
-        (self._host_dir / f"{job_id}.sh").write_text(script(argv, cwd, environment))
+        for suffix in (".out", ".rc", ".rc.t", ".pid"):  # nothing planted in their place
+            (self._host_dir / f"{job_id}{suffix}").unlink(missing_ok=True)
+        _write_new(self._host_dir / f"{job_id}.sh", script(argv, cwd, environment))
         self._jobs[job_id] = job
         await self._send(f"R {job_id}")
         return job
@@ -220,8 +243,11 @@ class CommandServer:
         """Whether ``job`` ended, from its ``.rc`` file (nobody may be reading the pipe)."""
         if job.done.is_set():
             return
-        with contextlib.suppress(FileNotFoundError, ValueError):
-            self._ended(job, int((self._host_dir / f"{job.id}.rc").read_text().strip()))
+        with (
+            contextlib.suppress(OSError, ValueError),
+            _open_read(self._host_dir / f"{job.id}.rc") as file,
+        ):
+            self._ended(job, int(file.read(16).strip()))
 
     async def kill(self, job: Job) -> None:
         """Kill ``job``'s group (SIGTERM, then SIGKILL after the grace) and wait for its end."""
@@ -237,7 +263,7 @@ class CommandServer:
     def forget(self, job: Job) -> None:
         """Remove an ended job's files."""
         self._jobs.pop(job.id, None)
-        for suffix in (".sh", ".out", ".rc"):
+        for suffix in (".sh", ".out", ".rc", ".rc.t", ".pid"):
             (self._host_dir / f"{job.id}{suffix}").unlink(missing_ok=True)
 
     async def close(self) -> None:
