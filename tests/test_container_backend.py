@@ -3,7 +3,9 @@ from an image imported here; each test talks to it through a runner of its own."
 
 from __future__ import annotations
 
+import os
 import resource
+import signal
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -74,7 +76,7 @@ async def sh(run: ContainerRunner, command: str, cwd: Path, limit: float = 10) -
 def processes(command: str) -> str:  # pattern for /proc cmdlines, its own line not matching
     return (
         "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"
-        f" | grep -c '{command}' || true"
+        f" | grep -c '^{command}' || true"
     )
 
 
@@ -274,3 +276,21 @@ async def test_links_planted_in_the_servers_folder_are_not_followed(
         assert target.read_text() == "untouched\n"
     finally:
         await run.close()
+
+
+@pytest.mark.anyio
+async def test_what_a_dead_host_client_started_dies_with_it(setup: Setup) -> None:
+    run, watcher = runner(setup), runner(setup)
+    try:
+        await run.start(["/bin/sh", "-c", "sleep 3013"], cwd=setup.workspace, output_limit=100)
+        server = await run.server()
+        assert (await sh(watcher, processes("sleep 301[3]"), setup.workspace)).output == "1\n"
+        assert server.client_pid is not None
+        os.kill(server.client_pid, signal.SIGKILL)  # as if Heron were killed
+        with anyio.fail_after(5):
+            while (await sh(watcher, processes("sleep 301[3]"), setup.workspace)).output != "0\n":  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+        assert (await sh(run, "echo again", setup.workspace)).output == "again\n"  # a new server
+    finally:
+        await run.close()
+        await watcher.close()

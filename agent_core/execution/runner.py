@@ -22,7 +22,7 @@ import anyio
 
 from agent_core.errors import ToolError
 from agent_core.execution.container import Container
-from agent_core.execution.engine import Progress
+from agent_core.execution.engine import EngineError, Progress
 from agent_core.execution.server import OUTPUT_POLL_S, CommandServer, Job
 from agent_core.ports.runner import KILL_GRACE_S, CommandResult, CommandRunner, Started
 from agent_core.safety.sandbox.confinement import Launch
@@ -89,6 +89,9 @@ class ContainerRunner:
 
     async def server(self) -> CommandServer:
         async with self._opening:
+            if self._server is not None and not self._server.alive:  # its exec client died
+                await self._server.close()
+                self._server = None
             if self._server is None:
                 await self._container.ensure(self._progress)
                 server = CommandServer(
@@ -110,8 +113,7 @@ class ContainerRunner:
         output_limit: int,
         started: Started,
     ) -> CommandResult:
-        server = await self.server()
-        job = await server.start(argv, cwd=cwd, environment=self._environment, limit=output_limit)
+        server, job = await self._start(argv, cwd, output_limit)
         try:
             await started(None)
             timed_out = False
@@ -131,8 +133,7 @@ class ContainerRunner:
                 server.forget(job)
 
     async def start(self, argv: Sequence[str], *, cwd: Path, output_limit: int) -> str:
-        server = await self.server()
-        job = await server.start(argv, cwd=cwd, environment=self._environment, limit=output_limit)
+        _server, job = await self._start(argv, cwd, output_limit)
         process_id = f"bg-{next(self._ids)}"
         self._background[process_id] = job
         return process_id
@@ -162,6 +163,20 @@ class ContainerRunner:
                     await server.kill(job)
                 await server.close()
         self._background.clear()
+
+    async def _start(self, argv: Sequence[str], cwd: Path, limit: int) -> tuple[CommandServer, Job]:
+        """The command started; once more with a new server when the old one turns out gone
+        (it did not run: the server never got the line)."""
+        for attempt in (1, 2):
+            server = await self.server()
+            try:
+                return server, await server.start(
+                    argv, cwd=cwd, environment=self._environment, limit=limit
+                )
+            except EngineError:
+                if server.alive or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def _get(self, process_id: str) -> Job:
         job = self._background.get(process_id)

@@ -183,6 +183,15 @@ class CommandServer:
         self._tick = anyio.Event()
         self._gone = False
 
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and not self._gone
+
+    @property
+    def client_pid(self) -> int | None:
+        """The host process of the ``exec`` that runs the server."""
+        return None if self._process is None else self._process.pid
+
     async def open(self) -> None:
         argv = self._engine.argv(
             "exec", "-i", self._container, "sh", "-c", SCRIPT, "heron",
@@ -256,7 +265,10 @@ class CommandServer:
         job.killed = True
         with anyio.move_on_after(READY_TIMEOUT_S):
             await self._until(job.started)  # before S, the server has no group to kill
-        await self._send(f"K {job.id}")
+        try:
+            await self._send(f"K {job.id}")
+        except EngineError:  # the server is gone, and killed what it ran as it went
+            return
         with anyio.move_on_after(self._grace + 2):
             await self.wait(job)
 
