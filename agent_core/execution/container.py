@@ -72,6 +72,8 @@ class ContainerSpec:
 def mounts(spec: ContainerSpec, run_dir: Path) -> list[str]:
     """The ``run`` options that show the container what it may see of the host."""
     options: list[str] = []
+    if odd := [str(root) for root in spec.roots if ":" in str(root) or "," in str(root)]:
+        raise EngineError(f"A workspace path with ':' or ',' cannot be mounted: {odd[0]}")
     for root in spec.roots:
         options += ["-v", f"{root}:{root}:rw"]
         options += [f"-v={path}:{path}:ro" for path in protected_in(root, spec.home)]
