@@ -32,8 +32,9 @@ $(VSCODE_DEPS): $(VSCODE)/package.json $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-# bubblewrap is a system package: on Linux the tests run real commands in the real sandbox.
-sandbox: ## install bubblewrap (Linux's sandbox for commands) if it is missing
+# bubblewrap is a system package: on Linux the tests run real commands in the real sandbox;
+# podman runs the container backend's tests.
+sandbox: ## install bubblewrap (Linux's sandbox for commands) and podman if they are missing
 	@if [ "$$(uname -s)" = Linux ] && ! command -v bwrap >/dev/null; then \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  if command -v apt-get >/dev/null; then \
@@ -43,6 +44,16 @@ sandbox: ## install bubblewrap (Linux's sandbox for commands) if it is missing
 	  elif command -v dnf >/dev/null; then $$SUDO dnf install -y bubblewrap; \
 	  elif command -v pacman >/dev/null; then $$SUDO pacman -S --noconfirm bubblewrap; \
 	  else echo "install bubblewrap (bwrap) with your package manager" >&2; exit 1; fi; \
+	fi
+	@if [ "$$(uname -s)" = Linux ] && ! command -v podman >/dev/null; then \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  if command -v apt-get >/dev/null; then \
+	    echo "installing podman and runc with apt-get (the container backend's tests)"; \
+	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null; \
+	  elif command -v dnf >/dev/null; then $$SUDO dnf install -y podman; \
+	  elif command -v pacman >/dev/null; then $$SUDO pacman -S --noconfirm podman; \
+	  else echo "install podman with your package manager" >&2; exit 1; fi; \
 	fi
 
 setup: $(INSTALLED) $(NODE_DEPS) $(VSCODE_DEPS) sandbox ## create .venv and install Heron with its dev tools

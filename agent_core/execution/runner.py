@@ -1,0 +1,186 @@
+"""``ContainerRunner``: the ``CommandRunner`` port over the command server of a workspace's
+container, and ``ContainerLauncher``, which stands in for the OS sandbox there.
+
+The seam for the tools. ``terminal`` builds ``shell = ["/bin/sh", "-c", command]``, asks
+``context.sandbox.launch(shell, ...)`` for the command line and gives ``launch.argv`` to
+``context.runner``. With the container backend the container is the sandbox: the launcher
+returns ``shell`` as it is (confined, nothing to release, never a sandbox refusal to offer to
+run outside) and the runner runs that argv inside the container, in the same folder (the roots
+are mounted at the same paths). So the wiring selects the backend by giving the session a
+(launcher, runner) pair, the local one being (``Confinement``, ``LocalRunner``), and no tool
+changes. ``ExecutionBackend`` names that pair.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import anyio
+
+from agent_core.errors import ToolError
+from agent_core.execution.container import Container
+from agent_core.execution.engine import EngineError, Progress
+from agent_core.execution.server import OUTPUT_POLL_S, CommandServer, Job
+from agent_core.ports.runner import KILL_GRACE_S, CommandResult, CommandRunner, Started
+from agent_core.safety.sandbox.confinement import Launch
+
+
+class Launcher(Protocol):
+    """What the tools ask of ``context.sandbox`` (``Confinement`` is the local one)."""
+
+    def notice(self) -> str | None: ...
+    def launch(self, argv: Sequence[str], *, writable: bool = True) -> Launch: ...
+    def unconfined(self, argv: Sequence[str], *, tether: bool = True) -> Launch: ...
+    def release(self, launch: Launch) -> None: ...
+    def refusal(self, output: str) -> str | None: ...
+
+
+class ExecutionBackend(Protocol):
+    """Where a session's commands run: how they are launched, and what runs them."""
+
+    @property
+    def sandbox(self) -> Launcher: ...
+    @property
+    def runner(self) -> CommandRunner: ...
+
+
+class ContainerLauncher:
+    """The container is the sandbox: command lines go in as they are."""
+
+    def notice(self) -> str | None:
+        return None
+
+    def launch(self, argv: Sequence[str], *, writable: bool = True) -> Launch:
+        return Launch(list(argv), confined=True)
+
+    def unconfined(self, argv: Sequence[str], *, tether: bool = True) -> Launch:
+        return Launch(list(argv), confined=True)  # never offered: refusal() is always None
+
+    def release(self, launch: Launch) -> None:
+        return None
+
+    def refusal(self, output: str) -> str | None:
+        return None
+
+
+class ContainerRunner:
+    """Commands run in a workspace's container through one command server, started (with the
+    container) on the first command."""
+
+    def __init__(
+        self,
+        container: Container,
+        environment: Mapping[str, str] | None = None,
+        *,
+        progress: Progress | None = None,
+        grace: float = KILL_GRACE_S,
+    ) -> None:
+        self._container = container
+        self._environment = dict(environment or {})  # only what was chosen: no host secrets
+        self._progress = progress
+        self._grace = grace
+        self._server: CommandServer | None = None
+        self._opening = anyio.Lock()
+        self._background: dict[str, Job] = {}
+        self._ids = itertools.count(1)
+
+    async def server(self) -> CommandServer:
+        async with self._opening:
+            if self._server is not None and not self._server.alive:  # its exec client died
+                await self._server.close()
+                self._server = None
+            if self._server is None:
+                await self._container.ensure(self._progress)
+                server = CommandServer(
+                    self._container.engine,
+                    self._container.name,
+                    self._container.run_dir,
+                    grace=self._grace,
+                )
+                await server.open()
+                self._server = server
+            return self._server
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        time_limit: float,
+        output_limit: int,
+        started: Started,
+    ) -> CommandResult:
+        server, job = await self._start(argv, cwd, output_limit)
+        try:
+            await started(None)
+            timed_out = False
+            with anyio.move_on_after(time_limit) as waited:
+                while not job.done.is_set():
+                    with anyio.move_on_after(OUTPUT_POLL_S):
+                        await server.wait(job)
+                    job.read()
+            if waited.cancelled_caught:
+                timed_out = True
+                await server.kill(job)
+            return job.result(timed_out=timed_out)
+        finally:
+            with anyio.CancelScope(shield=True):
+                if not job.done.is_set():  # cancelled: the command dies with the turn
+                    await server.kill(job)
+                server.forget(job)
+
+    async def start(self, argv: Sequence[str], *, cwd: Path, output_limit: int) -> str:
+        _server, job = await self._start(argv, cwd, output_limit)
+        process_id = f"bg-{next(self._ids)}"
+        self._background[process_id] = job
+        return process_id
+
+    async def output(self, process_id: str) -> CommandResult:
+        job = self._get(process_id)
+        if self._server is not None:
+            self._server.poll(job)
+        job.read()
+        return job.result()
+
+    async def kill(self, process_id: str) -> CommandResult:
+        job = self._get(process_id)
+        if self._server is not None:
+            with anyio.CancelScope(shield=True):
+                await self._server.kill(job)
+        job.read()
+        return job.result()
+
+    async def close(self) -> None:
+        """Kill every command still running and stop the server (the container stays for the
+        other clients of the workspace; ``Container.close`` removes it)."""
+        server, self._server = self._server, None
+        if server is not None:
+            with anyio.CancelScope(shield=True):
+                for job in self._background.values():
+                    await server.kill(job)
+                await server.close()
+        self._background.clear()
+
+    async def _start(self, argv: Sequence[str], cwd: Path, limit: int) -> tuple[CommandServer, Job]:
+        """The command started; once more with a new server when the old one turns out gone
+        (it did not run: the server never got the line)."""
+        for attempt in (1, 2):
+            server = await self.server()
+            try:
+                return server, await server.start(
+                    argv, cwd=cwd, environment=self._environment, limit=limit
+                )
+            except EngineError:
+                if server.alive or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _get(self, process_id: str) -> Job:
+        job = self._background.get(process_id)
+        if job is None:
+            known = ", ".join(self._background) or "none"
+            raise ToolError(f"No background process {process_id!r}; running: {known}.")
+        return job
