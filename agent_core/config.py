@@ -29,6 +29,7 @@ from agent_core.config_values import table as _table
 from agent_core.delegation.settings import DelegationSettings, read_delegation
 from agent_core.diagnostics.settings import DiagnosticsSettings, read_diagnostics
 from agent_core.errors import ConfigError
+from agent_core.execution.settings import ExecutionSettings, read_execution
 from agent_core.mcp.servers import McpServerSpec
 from agent_core.mcp.settings import McpTimeouts, read_servers, read_timeouts
 from agent_core.memory.settings import MemorySettings, read_memory
@@ -67,6 +68,7 @@ class Settings(NamedTuple):
     delegation: DelegationSettings = DelegationSettings()
     diagnostics: DiagnosticsSettings = DiagnosticsSettings()
     memory: MemorySettings = MemorySettings()
+    execution: ExecutionSettings = ExecutionSettings()  # where commands run, per workspace
     # The user's own instructions, before the project's: $HERON_HOME/AGENTS.md, and with
     # [instructions] other_agents = true, ~/.claude/CLAUDE.md and ~/.codex/AGENTS.md.
     user_instructions: tuple[Path, ...] = ()
@@ -152,6 +154,7 @@ def load_settings(
         delegation=read_delegation(_table(file, "delegation", "[delegation]")),
         diagnostics=read_diagnostics(_table(file, "diagnostics", "[diagnostics]")),
         memory=read_memory(_table(file, "memory", "[memory]")),
+        execution=read_execution(_table(file, "execution", "[execution]")),
         user_instructions=_user_instructions(home, _table(file, "instructions", "[instructions]")),
         skills=read_skills(_table(file, "skills", "[skills]")),
         web=read_web(_table(file, "web", "[web]"), env),

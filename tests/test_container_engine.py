@@ -91,18 +91,42 @@ def test_execution_settings_are_read_and_bad_ones_named() -> None:
     assert (read.backend, read.image, read.network, read.engine_options) == (
         "container", "x", "none", ("-D",)
     )  # fmt: skip
+    assert read_execution({"backend": "container"}).image is None  # the devcontainer.json, then
     bad = [
-        {"backend": "container"},
         {"backend": "vm"},
         {"image": "x", "dockerfile": "/d"},
         {"dockerfile": "relative/Dockerfile"},
         {"engine": "lxc"},
         {"network": "none; rm"},
         {"run_options": "--privileged"},
+        {"workspaces": {"relative/folder": {"backend": "container"}}},
+        {"workspaces": {"/abs": "container"}},
+        {"workspaces": {"/abs": {"backend": "vm"}}},
     ]
     for section in bad:
         with pytest.raises(ConfigError, match=r"config\.toml"):
             read_execution(section)
+
+
+def test_a_workspace_table_overrides_execution_for_its_folder_and_what_is_inside() -> None:
+    read = read_execution(
+        {
+            "backend": "local",
+            "image": "base",
+            "workspaces": {
+                "/work": {"backend": "container"},
+                "/work/deep": {"backend": "container", "dockerfile": "/d/Dockerfile"},
+                "/work/off": {"backend": "local"},
+            },
+        }
+    )
+    assert read.for_workspace(Path("/elsewhere")) == read
+    assert read.for_workspace(Path("/work/a")).backend == "container"
+    assert read.for_workspace(Path("/work/a")).image == "base"  # [execution]'s, kept
+    deep = read.for_workspace(Path("/work/deep/x"))  # the most specific folder wins
+    assert (deep.image, deep.dockerfile) == (None, Path("/d/Dockerfile"))
+    assert read.for_workspace(Path("/work/off")).backend == "local"
+    assert read.for_workspace(Path("/workshop")).backend == "local"  # not inside /work
 
 
 @pytest.mark.anyio

@@ -1,5 +1,5 @@
-"""``[execution]`` in config.toml: where commands run. Read from a parsed table (pure); not yet
-composed into ``agent_core.config``.
+"""``[execution]`` in config.toml: where commands run. Read from a parsed table (pure), composed
+into ``agent_core.config``'s ``Settings``.
 
     [execution]
     backend = "container"            # or "local" (the default: the OS sandbox)
@@ -8,14 +8,24 @@ composed into ``agent_core.config``.
     network = "none"                 # or "bridge", "host", "slirp4netns", ...
     engine_options = ["--log-level=warn"]   # before the subcommand, on every call
     run_options = ["--memory=4g"]           # added to `run` when the container is created
+
+    [execution.workspaces."/home/me/project"]   # the user's own choice for one folder (and
+    backend = "container"                       # what is inside it): the same keys, over
+                                                # [execution]; the most specific folder wins
+
+With backend = "container" and neither image nor dockerfile, the workspace's
+``.devcontainer/devcontainer.json`` (or ``.devcontainer.json``) makes the image, through the dev
+container CLI. A repository's files never select a backend: only the user's config.toml does.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple, cast
 
-from agent_core.config_values import choice, string, strings
+from agent_core.config_values import choice, string, strings, table
 from agent_core.errors import ConfigError
 
 ENGINES = ("podman", "docker")
@@ -29,26 +39,53 @@ class ExecutionSettings(NamedTuple):
     network: str = "none"
     engine_options: tuple[str, ...] = ()
     run_options: tuple[str, ...] = ()
+    # absolute folder -> its settings ([execution] with the folder's table over it)
+    workspaces: Mapping[Path, ExecutionSettings] = MappingProxyType({})
+
+    def for_workspace(self, root: Path) -> ExecutionSettings:
+        """The settings of a session whose workspace is ``root``: the table of the most specific
+        configured folder that is ``root`` or holds it, else ``[execution]`` itself."""
+        folders = [folder for folder in self.workspaces if root.is_relative_to(folder)]
+        if not folders:
+            return self
+        return self.workspaces[max(folders, key=lambda folder: len(folder.parts))]
 
 
 def read_execution(section: dict[str, Any]) -> ExecutionSettings:
+    """``[execution]``, and its ``workspaces`` tables, each over ``[execution]``."""
+    base = {key: value for key, value in section.items() if key != "workspaces"}
+    general = _read(base, "[execution]")
+    workspaces: dict[Path, ExecutionSettings] = {}
+    for folder, overrides in table(section, "workspaces", "[execution.workspaces]").items():
+        where = f'[execution.workspaces."{folder}"]'
+        path = Path(folder).expanduser()
+        if not path.is_absolute():
+            raise ConfigError(f"config.toml: {where} must name an absolute folder")
+        if not isinstance(overrides, dict):
+            raise ConfigError(f"config.toml: {where} must be a table")
+        overrides = cast(dict[str, Any], overrides)
+        merged = {**base, **overrides}
+        if "image" in overrides or "dockerfile" in overrides:  # one replaces the other
+            for key in ("image", "dockerfile"):
+                if key not in overrides:
+                    merged.pop(key, None)
+        workspaces[path] = _read(merged, where)
+    return general._replace(workspaces=MappingProxyType(workspaces))
+
+
+def _read(section: dict[str, Any], where: str) -> ExecutionSettings:
     backend = choice(section, "backend", ("local", "container")) or "local"
     image = string(section, "image")
     dockerfile = string(section, "dockerfile")
     if image and dockerfile:
-        raise ConfigError("config.toml: [execution] takes image or dockerfile, not both")
+        raise ConfigError(f"config.toml: {where} takes image or dockerfile, not both")
     if dockerfile is not None and not Path(dockerfile).expanduser().is_absolute():
         raise ConfigError(
-            f"config.toml: [execution] dockerfile must be an absolute path, not {dockerfile!r}"
-        )
-    if backend == "container" and not (image or dockerfile):
-        raise ConfigError(
-            'config.toml: [execution] backend = "container" needs image = "<name>" '
-            'or dockerfile = "/path/to/Dockerfile"'
+            f"config.toml: {where} dockerfile must be an absolute path, not {dockerfile!r}"
         )
     network = string(section, "network") or "none"
     if not network.replace("-", "").replace(":", "").replace("_", "").isalnum():
-        raise ConfigError(f"config.toml: [execution] network {network!r} is not a network name")
+        raise ConfigError(f"config.toml: {where} network {network!r} is not a network name")
     return ExecutionSettings(
         backend=backend,
         engine=choice(section, "engine", ENGINES),
