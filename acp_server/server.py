@@ -19,7 +19,7 @@ from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import SHUTDOWN_GRACE_S, Connection
 from acp_server.jsonrpc.transport import StdioTransport
 from acp_server.logs import setup_logging, trace_message
-from acp_server.wiring import session_factory
+from acp_server.wiring import WorkspaceContainers, session_factory
 from agent_core.config import ConfigWatch, Settings
 
 log = logging.getLogger("heron")
@@ -81,7 +81,8 @@ def _serve(
     connection = Connection(transport, trace=trace_message if trace else None)
     store = ResilientStore(SqliteSessionStore(settings.sessions_db, redact))  # never fails a turn
     lists = ModelLists(settings.home / "models.json")  # read and refreshed in the background
-    build_session = session_factory(connection, config, store, ServerPool(), lists)
+    containers = WorkspaceContainers()  # the container backend's, made on first use
+    build_session = session_factory(connection, config, store, ServerPool(), lists, containers)
 
     def preload() -> None:
         store.open()  # sqlite and the migrations, before the first session/new needs them
@@ -107,6 +108,7 @@ def _serve(
         model_lists=lists,
     )
     anyio.run(_serve_with_background, connection, state, opening)
+    anyio.run(containers.close)
     anyio.run(store.close)
     log.info("bye")
     return 0

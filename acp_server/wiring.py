@@ -26,12 +26,17 @@ from agent_core.config import ConfigWatch, Settings
 from agent_core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from agent_core.codeexec.runner import ScriptHost
     from agent_core.diagnostics.model import Diagnostics
     from agent_core.diagnostics.pool import ServerPool
+    from agent_core.execution.container import Container
+    from agent_core.execution.runner import ContainerRunner
+    from agent_core.execution.settings import ExecutionSettings
     from agent_core.loop.agent import Agent
     from agent_core.messages import ToolCallPart, ToolResultPart
     from agent_core.models.listing import ModelLists
     from agent_core.modes import Mode
+    from agent_core.safety.sandbox.confinement import Launcher
     from agent_core.sessions.resilient import ResilientStore
     from agent_core.skills.catalog import Catalog
     from agent_core.tools.base import Tool, ToolContext
@@ -43,6 +48,7 @@ def session_factory(
     store: ResilientStore,
     servers: ServerPool,
     lists: ModelLists | None = None,
+    containers: WorkspaceContainers | None = None,
 ) -> SessionFactory:
     """How a session is assembled: the model, the tools, the store, the editor-backed ports,
     from the settings as they are when it opens (``lists``: what providers offer, for the
@@ -52,13 +58,76 @@ def session_factory(
         if config.problem:
             raise ConfigError(config.problem)
         wiring = _SessionWiring(
-            connection, config.settings, store, setup, client, restored, servers
+            connection, config.settings, store, setup, client, restored, servers, containers
         )
         session = Session(setup, wiring.parts(), store, config, lists, titled=restored.titled)
         wiring.session = session
         return session
 
     return build
+
+
+class WorkspaceContainers:
+    """The container of each workspace whose sessions use the container backend: one per
+    workspace, shared by its sessions in this process, removed when Heron ends (unless another
+    Heron process still uses it). Nothing of the container machinery loads until one is asked
+    for."""
+
+    def __init__(self) -> None:
+        self._made: dict[object, Container] = {}
+
+    def container(
+        self,
+        execution: ExecutionSettings,
+        roots: tuple[Path, ...],
+        settings: Settings,
+        environment: Mapping[str, str],
+    ) -> Container:
+        from agent_core.execution.container import Container, ContainerSpec, find_devcontainer
+        from agent_core.execution.engine import Engine
+
+        devcontainer = None
+        if not (execution.image or execution.dockerfile):
+            devcontainer = find_devcontainer(roots[0])
+            if devcontainer is None:
+                raise ConfigError(
+                    f'config.toml: [execution] backend = "container" for {roots[0]} needs image '
+                    "or dockerfile, or the workspace's .devcontainer/devcontainer.json"
+                )
+        spec = ContainerSpec(
+            roots=roots,
+            home=Path.home(),
+            heron_home=settings.home,
+            image=execution.image,
+            dockerfile=execution.dockerfile,
+            devcontainer=devcontainer,
+            network=execution.network,
+            run_options=execution.run_options,
+        )
+        key = (spec, execution.engine, execution.engine_options)
+        if (made := self._made.get(key)) is None:
+            engine = Engine.find(
+                execution.engine,
+                state=settings.home / "containers",
+                environment=environment,
+                options=execution.engine_options,
+            )
+            made = self._made[key] = Container(engine, spec)
+        return made
+
+    async def close(self) -> None:
+        """Every container made here stopped and removed (each left to a live Heron process
+        that uses it too)."""
+        made, self._made = list(self._made.values()), {}
+        for container in made:
+            await container.close()
+
+
+def command_environment(environment: Mapping[str, str]) -> dict[str, str]:
+    """What commands in a container are given of Heron's environment: the locale, nothing else
+    (the image says the rest: PATH, HOME)."""
+    chosen = {k: v for k, v in environment.items() if k == "LANG" or k.startswith("LC_")}
+    return {**chosen, "TERM": "dumb"}
 
 
 class _SessionWiring:
@@ -74,6 +143,7 @@ class _SessionWiring:
         client: ClientInfo,
         restored: Restored,
         language_servers: ServerPool,
+        containers: WorkspaceContainers | None = None,
     ) -> None:
         from acp_server.bridge.approver import EditorApprover
         from acp_server.bridge.editor_terminal import EditorTerminal
@@ -123,6 +193,19 @@ class _SessionWiring:
             subagents=client.can("subagents"),
         )
         self.report = self.stream.report
+        execution = settings.execution.for_workspace(setup.cwd)
+        self.container: ContainerRunner | None = None
+        self.launcher: Launcher = self.sandbox
+        if execution.backend == "container":
+            from agent_core.execution.runner import ContainerLauncher, ContainerRunner
+
+            container = (containers or WorkspaceContainers()).container(
+                execution, setup.roots, settings, environment.kept
+            )
+            self.container = ContainerRunner(
+                container, command_environment(environment.kept), progress=self.container_progress
+            )
+            self.launcher = ContainerLauncher()
         self.writes = WriteBehind()
         spec = restored.model or settings.model or ""
         self.choice = ModelChoice(
@@ -136,16 +219,16 @@ class _SessionWiring:
             approver=EditorApprover(connection, setup.session_id),
             rules=JsonRuleStore(settings.permissions_file, setup.cwd),
             on_mode_change=self.mode_changed,
-            sandboxed=self.sandbox.sandboxed,
+            sandboxed=self.sandbox.sandboxed or self.container is not None,
             on_notice=self.report,
         )
         self.questions = EditorQuestioner(
             connection, setup.session_id, elicitation=client.can("elicitation", "form")
         )
         self.runner = (
-            EditorTerminal(connection, setup.session_id)
-            if client.can("terminal")
-            else LocalRunner(environment.kept)
+            self.container
+            or (EditorTerminal(connection, setup.session_id) if client.can("terminal") else None)
+            or LocalRunner(environment.kept)
         )
         confine_servers = settings.sandbox.mcp_servers and self.sandbox.active
         self.mcp = McpServers(
@@ -200,6 +283,7 @@ class _SessionWiring:
             skills=self.skills if settings.skills.enabled else None,
         )
         self.session: Session | None = None  # what it was built for, once built
+        self._told_container = False
 
     def _diagnostics(self, client: ClientInfo) -> Diagnostics | None:
         """The editor's diagnostics where it offers them, else Heron's language servers."""
@@ -209,11 +293,25 @@ class _SessionWiring:
         settings = self.settings.diagnostics
         if not settings.enabled:
             return None
-        sources: list[Diagnostician] = [self.language_servers]
+        # Heron's language servers run on the host, with the host's toolchain: in a container
+        # session they are left off (the editor's diagnostics, where it offers them, stay).
+        sources: list[Diagnostician] = [] if self.container else [self.language_servers]
         if client.can("_meta", "heron", "diagnostics"):
             editor = EditorDiagnostics(self.connection, self.setup.session_id, settings.wait)
             sources.insert(0, editor)
+        if not sources:
+            return None
         return Diagnostics(FirstAnswer(sources), settings.warnings, settings.max_shown)
+
+    async def container_progress(self, line: str) -> None:
+        """What the container's start says (an image built, a container made), as notices."""
+        from agent_core.events import NoticeRaised
+
+        if not self._told_container:
+            self._told_container = True
+            off = "Heron's language servers are off in container sessions."
+            await self.report(NoticeRaised("info", "Commands run in a container", off))
+        await self.report(NoticeRaised("info", "Container", line))
 
     async def warn(self, title: str, description: str) -> None:
         from agent_core.events import NoticeRaised
@@ -288,7 +386,9 @@ class _SessionWiring:
             return await execute(call, scriptable, context, images=False)
 
         code = self.settings.code_execution
-        tools["execute_code"] = ExecuteCode(code, self.environment, scriptable, run_tool)
+        tools["execute_code"] = ExecuteCode(
+            code, self.environment, scriptable, run_tool, self._script_host()
+        )
         if self.memory is not None:
             from agent_core.tools.memory import MemoryTool
 
@@ -300,6 +400,14 @@ class _SessionWiring:
         if self.settings.delegation.max_depth > 0:
             tools["delegate"] = self._delegate(dict(tools))
         return tools
+
+    def _script_host(self) -> ScriptHost | None:
+        """Where execute_code's scripts run when not here: the session's container."""
+        if self.container is None:
+            return None
+        from agent_core.codeexec.runner import ScriptHost
+
+        return ScriptHost(self.container, self.container.scripts)
 
     def _delegate(self, tools: dict[str, Tool]) -> Tool:
         from agent_core.delegation.tool import Delegate, Subagents
@@ -333,7 +441,7 @@ class _SessionWiring:
             self.permissions,
             self.report,
             self.runner,
-            self.sandbox,
+            self.launcher,
             search_sessions=OtherSessions(self.store, self.setup.cwd, self.setup.session_id).search,
             checkpoints=self.checkpoints,
             diagnostics=self.diagnostics,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import anyio
 
-from agent_core.safety.sandbox.confinement import Confinement
+from agent_core.safety.sandbox.confinement import Launcher
 
 MINIMUM = (3, 8)
 PROBE = "import sys; print('%d.%d' % sys.version_info[:2])"
@@ -42,7 +42,7 @@ def own_interpreter(note: str | None = None) -> Interpreter:
 
 
 async def project_interpreter(
-    workspace: Path, environment: Mapping[str, str], sandbox: Confinement
+    workspace: Path, environment: Mapping[str, str], sandbox: Launcher
 ) -> Interpreter:
     """The workspace's Python if it has a usable one, else Heron's. The workspace's own
     interpreter is the workspace's code: it is asked its version inside the sandbox."""
@@ -65,7 +65,7 @@ async def project_interpreter(
 
 
 async def _unusable(
-    python: Path, cwd: Path, environment: Mapping[str, str], sandbox: Confinement
+    python: Path, cwd: Path, environment: Mapping[str, str], sandbox: Launcher
 ) -> str | None:
     """Why ``python`` cannot run scripts, or None. It runs as scripts will: scrubbed
     environment, in the sandbox (read-only, for a question this small)."""

@@ -7,7 +7,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -19,12 +19,100 @@ from agent_core.codeexec.interpreter import Interpreter
 from agent_core.codeexec.rpc import Dispatch, ToolCallServer
 from agent_core.codeexec.settings import CodeExecutionSettings
 from agent_core.codeexec.stub import StubTool, render
-from agent_core.ports.runner import exited, signal_group, terminate_group
-from agent_core.safety.sandbox.confinement import Confinement
+from agent_core.errors import ToolError
+from agent_core.ports.runner import (
+    CommandResult,
+    CommandRunner,
+    exited,
+    signal_group,
+    terminate_group,
+)
+from agent_core.safety.sandbox.confinement import Launcher
 
 Status = Literal["success", "error", "timeout", "interrupted"]
 DRAIN_S = 1.0  # after the script: how long its output may take to arrive
 _Outcome = tuple[Status, "int | None", "_Capped", "_Capped"]  # status, exit code, stdout, stderr
+
+
+@dataclass(frozen=True)
+class ScriptHost:
+    """Where scripts run when commands do not run here (a container): its runner, and where
+    run folders go (``folders()``: the place on the host and the same seen by the runner,
+    once it is up). Scripts run on its ``python3``; output and errors come as one stream."""
+
+    runner: CommandRunner
+    folders: Callable[[], Awaitable[tuple[Path, str]]]
+    python: str = "python3"
+
+
+async def host_interpreter(host: ScriptHost) -> Interpreter:
+    """The host's Python, or ToolError when it has none."""
+    found = await host.runner.run(
+        ["/bin/sh", "-c", f"command -v {host.python}"],
+        cwd=Path("/"),
+        time_limit=30,
+        output_limit=4096,
+        started=_nothing,
+    )
+    if found.exit_code != 0 or not found.output.strip():
+        raise ToolError(
+            f"execute_code runs scripts on the container's {host.python}, and its image has "
+            f"none: add Python to the image, or use the terminal tool."
+        )
+    return Interpreter(Path(found.output.strip().splitlines()[-1]), "the container's")
+
+
+async def _nothing(_terminal: str | None) -> None:
+    return None
+
+
+async def run_hosted(
+    code: str,
+    tools: Sequence[StubTool],
+    dispatch: Dispatch,
+    *,
+    host: ScriptHost,
+    interpreter: Interpreter,
+    workspace: Path | None,
+    limits: CodeExecutionSettings,
+) -> ScriptRun:
+    """Run ``code`` on ``host``: the run folder (script, stub, socket) where the host sees it,
+    killed with the turn through the host's runner."""
+    parent, inside = await host.folders()
+    temp = Path(tempfile.mkdtemp(prefix="exec-", dir=parent))
+    seen = f"{inside}/{temp.name}"
+    try:
+        (temp / "heron_tools.py").write_text(render(tools, f"{seen}/tools.sock"), encoding="utf-8")
+        (temp / "script.py").write_text(code, encoding="utf-8")
+        server = ToolCallServer(temp / "tools.sock", dispatch, limits.max_tool_calls)
+        argv = ["env", f"PYTHONPATH={seen}", "PYTHONUNBUFFERED=1", str(interpreter.python)]
+        started = anyio.current_time()
+        result: CommandResult | None = None
+        async with anyio.create_task_group() as serving:
+            await serving.start(server.serve)
+            result = await host.runner.run(
+                [*argv, f"{seen}/script.py"],
+                cwd=workspace or Path(seen),
+                time_limit=limits.timeout,
+                output_limit=limits.max_output,
+                started=_nothing,
+            )
+            serving.cancel_scope.cancel()
+        assert result is not None
+        status: Status = "success" if result.exit_code == 0 else "error"
+        if result.timed_out:
+            status = "timeout"
+        elif result.exit_code is None:
+            status = "interrupted"
+        size = len(result.output.encode())
+        if result.truncated:
+            size = max(size, limits.max_output + 1)
+        duration = anyio.current_time() - started
+        return ScriptRun(  # one stream: errors are in the output
+            status, result.output, "", result.exit_code, server.calls, duration, size
+        )
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -68,7 +156,7 @@ async def run_script(
     workspace: Path | None,  # the working directory; None: the run's temp dir (strict mode)
     environment: Mapping[str, str],
     limits: CodeExecutionSettings,
-    sandbox: Confinement,
+    sandbox: Launcher,
 ) -> ScriptRun:
     """Run ``code`` inside the session's sandbox, its run folder (script, stub, socket) the one
     writable place besides what the sandbox always lets it write."""

@@ -11,15 +11,24 @@ folder, or /dev/null), no variable of Heron's environment, and no network unless
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import logging
+import os
 import re
+import shutil
+import stat
+import subprocess
+import tempfile
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 
-from agent_core.execution.engine import Engine, EngineError, Progress
+from agent_core.execution.engine import BUILD_TIMEOUT_S, TAIL_LINES, Engine, EngineError, Progress
 from agent_core.execution.server import CONTAINER_DIR
 from agent_core.safety.paths import CREDENTIAL_STORES, protected_in
 
@@ -27,6 +36,7 @@ log = logging.getLogger("heron.execution")
 
 LABEL_WORKSPACE = "heron.workspace"
 LABEL_SPEC = "heron.spec"
+SCRIPTS_DIR = "/run/heron-scripts"  # execute_code's run folders, inside
 KEEP_ALIVE = ("tail", "-f", "/dev/null")  # the container's main process, under --init
 START_TIMEOUT_S = 300.0
 FIX_ATTEMPTS = 6
@@ -41,6 +51,7 @@ class ContainerSpec:
     heron_home: Path
     image: str | None = None
     dockerfile: Path | None = None
+    devcontainer: Path | None = None  # the workspace's devcontainer.json, built by the CLI
     network: str = "none"
     run_options: tuple[str, ...] = ()
 
@@ -53,6 +64,12 @@ class ContainerSpec:
     def name(self) -> str:
         slug = re.sub(r"[^a-z0-9_.-]+", "-", self.roots[0].name.lower()).strip("-.") or "root"
         return f"heron-{slug[:40]}-{self.key}"
+
+    @property
+    def scripts(self) -> Path:
+        """Where execute_code's run folders are on the host: a short path, since a script's
+        tool-call socket lives there (a socket's path has at most 107 bytes)."""
+        return Path(tempfile.gettempdir()) / f"heron-scripts-{os.getuid()}-{self.key}"
 
     @property
     def state(self) -> Path:
@@ -80,6 +97,7 @@ def mounts(spec: ContainerSpec, run_dir: Path) -> list[str]:
     empty = spec.state / "empty"  # a tmpfs would not do: Podman copies what it covers into it
     for path in spec.hidden():
         options += ["-v", f"{empty if path.is_dir() else '/dev/null'}:{path}:ro"]
+    options += ["-v", f"{spec.scripts}:{SCRIPTS_DIR}:rw"]
     return [*options, "-v", f"{run_dir}:{CONTAINER_DIR}:rw"]
 
 
@@ -87,8 +105,11 @@ class Container:
     """The container of one workspace, made when first needed."""
 
     def __init__(self, engine: Engine, spec: ContainerSpec) -> None:
-        if not (spec.image or spec.dockerfile):
-            raise EngineError("[execution] needs image or dockerfile for the container backend")
+        if not (spec.image or spec.dockerfile or spec.devcontainer):
+            raise EngineError(
+                "The container backend needs [execution] image or dockerfile, or a "
+                ".devcontainer/devcontainer.json in the workspace."
+            )
         self.engine = engine
         self.spec = spec
         self.name = spec.name
@@ -106,15 +127,28 @@ class Container:
                 self._ready = True
 
     async def close(self) -> None:
-        """Stop and remove the container."""
-        with anyio.CancelScope(shield=True):
-            await self.engine.call(*self.engine.remove_args(self.name), check=False)
+        """Stop and remove the container, unless another live Heron process uses it too (each
+        user leaves a file named by its pid in the state folder's ``owners``)."""
+        mine = self._owners / str(os.getpid())
+        mine.unlink(missing_ok=True)
+        if others := live_owners(self._owners):
+            log.info("leaving container %s to Heron process %s", self.name, others[0])
+        else:
+            with anyio.CancelScope(shield=True):
+                await self.engine.call(*self.engine.remove_args(self.name), check=False)
         self._ready = False
+
+    @property
+    def _owners(self) -> Path:
+        return self.spec.state / "owners"
 
     async def _bring_up(self, progress: Progress | None) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.run_dir.chmod(0o700)
         (self.spec.state / "empty").mkdir(mode=0o500, exist_ok=True)
+        self._owners.mkdir(exist_ok=True)
+        private_folder(self.spec.scripts)
+        (self._owners / str(os.getpid())).touch()
         image = await self._image(progress)
         spec_label = self._spec_label(image)
         found = await self.engine.call(
@@ -131,8 +165,11 @@ class Container:
             return
         if found.code == 0:  # made for another configuration
             await self.engine.call(*self.engine.remove_args(self.name), check=False)
-        for stale in self.run_dir.iterdir():  # an earlier container's command files
-            stale.unlink(missing_ok=True)
+        for stale in self.run_dir.iterdir():  # an earlier container's command files, scripts
+            if stale.is_dir() and not stale.is_symlink():
+                shutil.rmtree(stale, ignore_errors=True)
+            else:
+                stale.unlink(missing_ok=True)
         if progress is not None:
             await progress(f"Starting container {self.name} from {image}")
         await self._create(image, spec_label)
@@ -163,6 +200,8 @@ class Container:
     async def _image(self, progress: Progress | None) -> str:
         if self.spec.image:
             return self.spec.image
+        if self.spec.devcontainer is not None:
+            return await self._devcontainer_image(self.spec.devcontainer, progress)
         dockerfile = self.spec.dockerfile
         assert dockerfile is not None
         try:
@@ -177,6 +216,122 @@ class Container:
         await self.engine.build(tag, dockerfile, progress)
         return tag
 
+    async def _devcontainer_image(self, config: Path, progress: Progress | None) -> str:
+        """The image the dev container CLI builds from the workspace's ``devcontainer.json``
+        (features and all), tagged by the file's content: built once."""
+        tag = f"localhost/heron-dev-{self.spec.key}:{_digest(config)}"
+        if (await self.engine.call("image", "inspect", tag, check=False)).code == 0:
+            return tag
+        cli = devcontainer_cli(self.spec.roots)
+        if cli is None:
+            raise EngineError(
+                f"{config} needs the dev container CLI, which is not installed (or not on PATH): "
+                "install it (npm install -g @devcontainers/cli), or set [execution] image or "
+                "dockerfile for this workspace."
+            )
+        if progress is not None:
+            await progress(f"Building the dev container from {config} (this can take minutes)")
+        await build_devcontainer(self.engine, cli, self.spec.roots[0], config, tag, progress)
+        return tag
+
     def _spec_label(self, image: str) -> str:
-        parts = [image, self.spec.network, *map(str, self.spec.roots), *self.spec.run_options]
+        parts = [
+            image,
+            SCRIPTS_DIR,
+            self.spec.network,
+            *map(str, self.spec.roots),
+            *self.spec.run_options,
+        ]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    except OSError as unreadable:
+        raise EngineError(f"{path}: {unreadable.strerror}") from None
+
+
+def find_devcontainer(root: Path) -> Path | None:
+    """The workspace's ``.devcontainer/devcontainer.json``, else its ``.devcontainer.json``."""
+    for path in (root / ".devcontainer" / "devcontainer.json", root / ".devcontainer.json"):
+        if path.is_file():
+            return path
+    return None
+
+
+def devcontainer_cli(roots: Sequence[Path]) -> str | None:
+    """The ``devcontainer`` program, found only in absolute ``PATH`` folders outside the
+    workspace (a repository may plant one, as in ``node_modules/.bin``)."""
+    folders = [
+        folder
+        for folder in os.get_exec_path()
+        if Path(folder).is_absolute() and not any(Path(folder).is_relative_to(r) for r in roots)
+    ]
+    return shutil.which("devcontainer", path=os.pathsep.join(folders))
+
+
+async def build_devcontainer(
+    engine: Engine, cli: str, workspace: Path, config: Path, tag: str, progress: Progress | None
+) -> None:
+    """``devcontainer build`` into ``tag`` with the engine's settings (its ``containers.conf``);
+    EngineError naming ``config`` and with the CLI's message when it fails."""
+    argv = [cli, "build", "--workspace-folder", str(workspace), "--image-name", tag]
+    argv += ["--config", str(config), "--docker-path", engine.path]
+    tail: deque[str] = deque(maxlen=TAIL_LINES)
+    outcome: dict[str, object] = {}
+    with anyio.fail_after(BUILD_TIMEOUT_S):
+        async with await anyio.open_process(
+            argv,
+            env=engine.environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        ) as process:
+            assert process.stdout is not None
+            pending = b""
+            async for chunk in process.stdout:
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    text = line.decode("utf-8", "replace").rstrip()
+                    if text.startswith("{") and '"outcome"' in text:
+                        with contextlib.suppress(ValueError):
+                            outcome = json.loads(text)
+                        continue
+                    tail.append(text)
+                    if progress is not None and "STEP" in text:
+                        await progress(text.partition("] ")[2] or text)
+            code = await process.wait()
+    if code != 0 or outcome.get("outcome") != "success":
+        message = str(outcome.get("message") or "\n".join(tail))
+        raise EngineError(
+            f"{config} is invalid or could not be built (devcontainer build exited with "
+            f"{code}): {message}\nFix {config.name}, or set [execution] image for this workspace."
+        )
+
+
+def private_folder(path: Path) -> Path:
+    """``path``, a folder of ours alone (made if missing): never one another user planted."""
+    path.mkdir(mode=0o700, exist_ok=True)
+    status = path.lstat()
+    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.getuid():
+        raise EngineError(f"{path} is not a folder of this user's: remove it and try again.")
+    path.chmod(0o700)
+    return path
+
+
+def live_owners(folder: Path) -> list[int]:
+    """The pids named in ``folder`` whose processes still run (the files of dead ones go)."""
+    alive: list[int] = []
+    for entry in folder.iterdir() if folder.is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            os.kill(int(entry.name), 0)
+        except ProcessLookupError:
+            entry.unlink(missing_ok=True)
+            continue
+        except PermissionError:
+            pass  # alive, another user's
+        alive.append(int(entry.name))
+    return alive

@@ -21,21 +21,11 @@ from typing import Protocol
 import anyio
 
 from agent_core.errors import ToolError
-from agent_core.execution.container import Container
+from agent_core.execution.container import SCRIPTS_DIR, Container
 from agent_core.execution.engine import EngineError, Progress
 from agent_core.execution.server import OUTPUT_POLL_S, CommandServer, Job
 from agent_core.ports.runner import KILL_GRACE_S, CommandResult, CommandRunner, Started
-from agent_core.safety.sandbox.confinement import Launch
-
-
-class Launcher(Protocol):
-    """What the tools ask of ``context.sandbox`` (``Confinement`` is the local one)."""
-
-    def notice(self) -> str | None: ...
-    def launch(self, argv: Sequence[str], *, writable: bool = True) -> Launch: ...
-    def unconfined(self, argv: Sequence[str], *, tether: bool = True) -> Launch: ...
-    def release(self, launch: Launch) -> None: ...
-    def refusal(self, output: str) -> str | None: ...
+from agent_core.safety.sandbox.confinement import Launch, Launcher
 
 
 class ExecutionBackend(Protocol):
@@ -48,12 +38,25 @@ class ExecutionBackend(Protocol):
 
 
 class ContainerLauncher:
-    """The container is the sandbox: command lines go in as they are."""
+    """The container is the sandbox: command lines go in as they are.
+
+    Plan mode: the OS sandbox runs a read-only command with the workspace read-only
+    (``writable=False``); the container has one mount of the workspace, writable, so there plan
+    mode relies on the judge alone (only commands it reads as read-only run without a question).
+    """
 
     def notice(self) -> str | None:
         return None
 
-    def launch(self, argv: Sequence[str], *, writable: bool = True) -> Launch:
+    def launch(
+        self,
+        argv: Sequence[str],
+        *,
+        writable: bool = True,
+        extra: Sequence[Path] = (),
+        needs: Sequence[Path] = (),
+        tether: bool = True,
+    ) -> Launch:
         return Launch(list(argv), confined=True)
 
     def unconfined(self, argv: Sequence[str], *, tether: bool = True) -> Launch:
@@ -131,6 +134,11 @@ class ContainerRunner:
                 if not job.done.is_set():  # cancelled: the command dies with the turn
                     await server.kill(job)
                 server.forget(job)
+
+    async def scripts(self) -> tuple[Path, str]:
+        """execute_code's place for run folders, on the host and inside, the container up."""
+        await self.server()
+        return self._container.spec.scripts, SCRIPTS_DIR
 
     async def start(self, argv: Sequence[str], *, cwd: Path, output_limit: int) -> str:
         _server, job = await self._start(argv, cwd, output_limit)

@@ -20,8 +20,8 @@ container CLI. A repository's files never select a backend: only the user's conf
 
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple, cast
 

@@ -18,7 +18,7 @@ from agent_core.messages import ImagePart
 from agent_core.ports.questions import Questioner
 from agent_core.ports.runner import CommandRunner
 from agent_core.ports.workspace import Workspace, resolve
-from agent_core.safety.sandbox.confinement import Confinement
+from agent_core.safety.sandbox.confinement import Launcher
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -56,7 +56,7 @@ class ToolContext:
     permissions: Permissions
     report: Reporter
     runner: CommandRunner  # where commands run
-    sandbox: Confinement
+    sandbox: Launcher  # the OS sandbox (Confinement), or what stands in for it
     files: FileTracker = field(default_factory=FileTracker)
     search_sessions: SessionSearcher | None = None
     checkpoints: Checkpointer | None = None

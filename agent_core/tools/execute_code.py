@@ -19,7 +19,13 @@ from pydantic import BaseModel, Field
 from agent_core.approval.gate import admit
 from agent_core.approval.permissions import ApprovalCancelled, ApprovalRequest
 from agent_core.codeexec.interpreter import Interpreter, own_interpreter, project_interpreter
-from agent_core.codeexec.runner import ScriptRun, run_script
+from agent_core.codeexec.runner import (
+    ScriptHost,
+    ScriptRun,
+    host_interpreter,
+    run_hosted,
+    run_script,
+)
 from agent_core.codeexec.settings import CodeExecutionSettings
 from agent_core.codeexec.stub import StubTool, python_name, signature
 from agent_core.errors import ToolError
@@ -63,8 +69,10 @@ class ExecuteCode:
         environment: Mapping[str, str],
         tools: Mapping[str, Tool],
         run_tool: RunTool,
+        host: ScriptHost | None = None,  # where scripts run when not here: the container
     ) -> None:
         self._settings, self._environment = settings, environment
+        self._host = host
         self._tools = tools
         self._run_tool = run_tool
         self._stubs = [
@@ -91,18 +99,7 @@ class ExecuteCode:
         try:
             with anyio.CancelScope() as running:
                 calls.stop = running.cancel
-                result = await run_script(
-                    arguments.code,
-                    self._stubs,
-                    calls.dispatch,
-                    interpreter=interpreter,
-                    workspace=context.workspace.roots[0]
-                    if self._settings.mode == "project"
-                    else None,
-                    environment=self._environment,
-                    limits=self._settings,
-                    sandbox=context.sandbox,
-                )
+                result = await self._run(arguments.code, calls, interpreter, context)
         finally:
             with anyio.CancelScope(shield=True):
                 await calls.close_open()
@@ -119,7 +116,34 @@ class ExecuteCode:
             raise ToolError(text)
         return text
 
+    async def _run(
+        self, code: str, calls: _ScriptCalls, interpreter: Interpreter, context: ToolContext
+    ) -> ScriptRun:
+        workspace = context.workspace.roots[0] if self._settings.mode == "project" else None
+        if self._host is not None:
+            return await run_hosted(
+                code,
+                self._stubs,
+                calls.dispatch,
+                host=self._host,
+                interpreter=interpreter,
+                workspace=workspace,
+                limits=self._settings,
+            )
+        return await run_script(
+            code,
+            self._stubs,
+            calls.dispatch,
+            interpreter=interpreter,
+            workspace=workspace,
+            environment=self._environment,
+            limits=self._settings,
+            sandbox=context.sandbox,
+        )
+
     async def _interpreter(self, context: ToolContext) -> Interpreter:
+        if self._host is not None:
+            return await host_interpreter(self._host)
         if self._settings.mode == "strict":
             return own_interpreter()
         return await project_interpreter(

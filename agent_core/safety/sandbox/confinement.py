@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from agent_core.safety.paths import CREDENTIAL_STORES, WRITABLE_CACHES, protected_in
 from agent_core.safety.process import protect_own_memory
@@ -77,6 +78,26 @@ class Launch:
     argv: list[str]
     confined: bool  # inside the sandbox
     placeholders: tuple[Path, ...] = ()  # empty folders the sandbox may create for it
+
+
+class Launcher(Protocol):
+    """What the tools ask of ``context.sandbox``: how a command line runs confined.
+    ``Confinement`` (the OS sandbox) is the local one; ``agent_core.execution``'s
+    ``ContainerLauncher`` stands in for it where the container is the sandbox."""
+
+    def notice(self) -> str | None: ...
+    def launch(
+        self,
+        argv: Sequence[str],
+        *,
+        writable: bool,
+        extra: Sequence[Path] = (),
+        needs: Sequence[Path] = (),
+        tether: bool = True,
+    ) -> Launch: ...
+    def unconfined(self, argv: Sequence[str], *, tether: bool = True) -> Launch: ...
+    def release(self, launch: Launch) -> None: ...
+    def refusal(self, output: str) -> str | None: ...
 
 
 class Confinement:
