@@ -51,11 +51,48 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     exec_command.add_exec_arguments(exec_)
-    setup = commands.add_parser("setup", help="add Heron to an editor's agents")
-    setup.add_argument("editor", choices=("zed", "jetbrains", "vscode"))
-    setup.add_argument("--dry-run", action="store_true", help="show what would be written")
+    setup = commands.add_parser(
+        "setup",
+        help="add Heron to an editor's agents, or choose where a workspace's commands run",
+        description="Add Heron to an editor's agents (zed, jetbrains, vscode), or choose where "
+        "a workspace's commands run (container, local).",
+    )
+    targets = setup.add_subparsers(dest="target", required=True, metavar="target")
+    for editor, title in (("zed", "Zed"), ("jetbrains", "JetBrains IDEs"), ("vscode", "VS Code")):
+        entry = targets.add_parser(editor, help=f"add Heron to {title}'s agents")
+        entry.add_argument("--dry-run", action="store_true", help="show what would be written")
+    container = targets.add_parser(
+        "container",
+        help="run a workspace's commands in a container (Podman or Docker)",
+        description="Run the commands Heron runs in WORKSPACE (and below it) in a container: "
+        'writes [execution.workspaces."<WORKSPACE>"] backend = "container" into config.toml. '
+        "The image is --image, else built from --dockerfile, else made from the workspace's "
+        ".devcontainer/devcontainer.json. The first command of a session there builds the image "
+        "if needed and starts the container.",
+    )
+    container.add_argument(
+        "workspace", nargs="?", metavar="WORKSPACE", help="default: the current folder"
+    )
+    source = container.add_mutually_exclusive_group()
+    source.add_argument("--image", metavar="NAME", help="the image to run (e.g. localhost/tools)")
+    source.add_argument("--dockerfile", metavar="PATH", help="a Dockerfile to build the image from")
+    container.add_argument(
+        "--engine", choices=("podman", "docker"), help="default: podman if installed, else docker"
+    )
+    container.add_argument("--dry-run", action="store_true", help="show what would be written")
+    local = targets.add_parser(
+        "local",
+        help="run a workspace's commands on this machine again (the OS sandbox)",
+        description='Write backend = "local" into WORKSPACE\'s [execution.workspaces] table in '
+        "config.toml, keeping its image settings for a later `heron setup container`.",
+    )
+    local.add_argument(
+        "workspace", nargs="?", metavar="WORKSPACE", help="default: the current folder"
+    )
+    local.add_argument("--dry-run", action="store_true", help="show what would be written")
     commands.add_parser(
-        "doctor", help="check the model, each provider's key and each editor's entry"
+        "doctor",
+        help="check the model, each provider's key, where commands run and each editor's entry",
     )
     models = commands.add_parser(
         "models", help="list the models Heron knows: windows, output limits, images, prices"
@@ -113,11 +150,26 @@ def _run_terminal_command(args: argparse.Namespace) -> int:
             return run_exec(args, sys.stdin, terminal())
         case "demo":
             return console.run_demo(keep=args.keep)
+        case "setup" if args.target == "container":
+            from acp_server.install.container_setup import run_setup_container
+
+            return run_setup_container(
+                terminal(),
+                args.workspace,
+                image=args.image,
+                dockerfile=args.dockerfile,
+                engine=args.engine,
+                dry_run=args.dry_run,
+            )
+        case "setup" if args.target == "local":
+            from acp_server.install.container_setup import run_setup_local
+
+            return run_setup_local(terminal(), args.workspace, dry_run=args.dry_run)
         case "setup":
             from acp_server.install.editors import editors
             from acp_server.install.setup import run_setup
 
-            return run_setup(editors()[args.editor], terminal(), dry_run=args.dry_run)
+            return run_setup(editors()[args.target], terminal(), dry_run=args.dry_run)
         case "doctor":
             from acp_server.install.doctor import run_doctor
 

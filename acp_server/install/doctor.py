@@ -43,6 +43,7 @@ def run_doctor(out: TextIO) -> int:
     _providers(settings, say)
     _storage(settings, say)
     _sandbox(settings, say)
+    _execution(settings, say)
     servers = ", ".join(s.name for s in settings.mcp_servers) or "none"
     say(NOTE, f"MCP servers from config.toml: {servers}")
     _language_servers(settings, say)
@@ -123,6 +124,17 @@ def _sandbox(settings: Settings, say: Any) -> None:
         remedy = f"; to get one, {found.remedy}" if found.remedy else ""
         mark = PROBLEM if sandbox.required else NOTE
         say(mark, f"sandbox: none ({found.problem}), so {then}{remedy}")
+
+
+def _execution(settings: Settings, say: Any) -> None:
+    """Where commands run in the current folder: the backend, and for the container backend
+    the engine, the image and the workspace's container (nothing is started)."""
+    from acp_server.install import backends
+    from agent_core.config import scrubbed_environment
+
+    cwd = Path.cwd()
+    environment = scrubbed_environment(settings.keep_environment).kept
+    backends.report(settings.execution.for_workspace(cwd), cwd, settings.home, environment, say)
 
 
 def _language_servers(settings: Settings, say: Any) -> None:
