@@ -73,6 +73,10 @@ class Agent(RawAgent):
         self.send({"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": outcome}})
 
 
+def answers_sleepy(message: dict[str, Any]) -> bool:
+    return message.get("id") == "sleepy" and "method" not in message
+
+
 def said(updates: list[dict[str, Any]]) -> str:
     return json.dumps(updates)
 
@@ -133,7 +137,7 @@ def test_commands_and_scripts_run_in_the_workspace_container_and_cancel_kills_in
             assert sleepers(marker), "the command never started"
             cancelled = time.monotonic()
             agent.notify("session/cancel", {"sessionId": session})
-            answer = agent.wait_for(lambda m: m.get("id") == "sleepy", timeout=10)
+            answer = agent.wait_for(answers_sleepy, timeout=10)
             assert answer["result"]["stopReason"] == "cancelled"
             while sleepers(marker) and time.monotonic() - cancelled < 1.0:
                 time.sleep(0.02)

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import os
 import resource
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from agent_core.errors import ConfigError
+from agent_core.execution.container import Container, ContainerSpec
 from agent_core.execution.engine import (
     Completed,
     Engine,
@@ -21,6 +25,7 @@ from agent_core.execution.engine import (
     known_fix,
     ulimits,
 )
+from agent_core.execution.runner import ContainerLauncher
 from agent_core.execution.settings import ExecutionSettings, read_execution
 from tests.support import containers
 
@@ -141,3 +146,65 @@ async def test_a_failed_build_shows_its_last_lines(tmp_path: Path) -> None:
         assert (await engine.probe()).count(".") >= 1
     finally:
         await anyio.to_thread.run_sync(containers.remove_image, image)
+
+
+class RecordingEngine:
+    name = "podman"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, ...]] = []
+
+    def remove_args(self, name: str) -> list[str]:
+        return ["rm", "-f", name]
+
+    async def call(self, *args: str, **_: Any) -> None:
+        self.calls.append(args)
+
+
+def dead_pid() -> int:
+    gone = subprocess.Popen([sys.executable, "-c", ""])
+    gone.wait()
+    return gone.pid
+
+
+@pytest.mark.anyio
+async def test_a_container_another_live_heron_uses_is_left_to_it(tmp_path: Path) -> None:
+    spec = ContainerSpec((tmp_path / "w",), tmp_path, tmp_path / "heron", image="x")
+    engine = RecordingEngine()
+    container = Container(engine, spec)  # type: ignore[arg-type]  # what close() uses of one
+    owners = spec.state / "owners"
+    owners.mkdir(parents=True)
+    (owners / str(os.getpid())).touch()
+    (owners / str(os.getppid())).touch()  # another Heron, alive
+    await container.close()
+    assert engine.calls == [] and not (owners / str(os.getpid())).exists()
+    (owners / str(os.getppid())).unlink()
+    (owners / str(dead_pid())).touch()  # a Heron that died without cleaning up
+    await container.close()
+    assert engine.calls == [("rm", "-f", spec.name)] and list(owners.iterdir()) == []
+
+
+def test_plan_mode_in_a_container_relies_on_the_judge_alone() -> None:
+    """The container has one, writable, mount of the workspace: a read-only launch is the same
+    command line (the judge lets only read-only commands run unasked in plan mode)."""
+    launcher = ContainerLauncher()
+    shell = ["/bin/sh", "-c", "ls"]
+    assert launcher.launch(shell, writable=False).argv == shell
+    assert launcher.launch(shell, writable=False).confined
+
+
+def test_a_local_session_loads_nothing_of_the_container_machinery(
+    agent_env: dict[str, str],
+) -> None:
+    unwanted = [f"agent_core.execution.{m}" for m in ("engine", "container", "runner", "server")]
+    code = (
+        "import sys, acp_server.server, acp_server.wiring, acp_server.session;"
+        "from agent_core.config import load_settings;"
+        "from pathlib import Path;"
+        "load_settings().execution.for_workspace(Path('/tmp'));"
+        f"print(sorted(m for m in {unwanted!r} if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=agent_env
+    )
+    assert out.stdout.strip() == "[]"

@@ -118,6 +118,7 @@ def test_the_front_door_loads_no_event_loop_logging_pydantic_or_dataclasses(
     """What ``initialize`` waits for: the front door, and the settings it answers from."""
     server = "acp_server.server"
     unwanted = ("asyncio", "anyio", "logging", "pydantic", "dataclasses", "gzip", server)
+    unwanted += ("agent_core.execution.engine", "agent_core.execution.container")
     code = (
         "import sys, acp_server.cli, acp_server.front_door;"
         "from agent_core.config import ConfigWatch; ConfigWatch();"
