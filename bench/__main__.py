@@ -17,6 +17,7 @@ from pathlib import Path
 from bench import (
     batch,
     checkpoints,
+    containers,
     diagnostics,
     first_prompts,
     long_sessions,
@@ -124,6 +125,7 @@ def main() -> int:
                 + diagnostics.measure(env)
                 + memory.measure(env)
                 + batch.measure(env)
+                + containers.measure(env)
             )
     text = report(figures, " ".join(agent) if args.agent else None, (before, reference_ms()))
     sys.stdout.write(text)
