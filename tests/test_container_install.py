@@ -173,7 +173,9 @@ def test_doctor_says_how_to_get_an_engine_when_none_is_on_path(
     )
     without = {**agent_env, "PATH": "/nonexistent"}
     out = heron(without, "doctor", cwd=workspace).stdout
-    assert line(out, "[ok] commands in").endswith("run in a container (backend container)")
+    assert line(out, "[ok] commands in").endswith(
+        f'run in a container (backend container, from [execution.workspaces."{workspace}"])'
+    )
     missing = line(out, "[!!] container engine:")
     assert "podman or docker not found on PATH" in missing
     for system in ("Debian", "Fedora: sudo dnf install podman", "Arch: sudo pacman -S podman"):
@@ -219,6 +221,30 @@ def test_doctor_shows_the_engine_the_image_and_the_containers_state(
     finally:
         containers.remove_container(spec.name)
         containers.remove_image(image)
+
+
+def test_doctor_says_how_to_start_an_engine_that_is_not_running(
+    agent_env: dict[str, str], heron_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    docker = bin_dir / "docker"  # a Docker client whose daemon is down
+    docker.write_text(
+        "#!/bin/sh\necho 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
+        "Is the docker daemon running?' >&2\nexit 1\n"
+    )
+    docker.chmod(0o755)
+    (heron_home / "config.toml").write_text(
+        'model = "scripted:echo"\n[execution]\nbackend = "container"\nengine = "docker"\n'
+        'image = "localhost/tools"\n'
+    )
+    env = {**agent_env, "PATH": f"{bin_dir}:{agent_env['PATH']}"}
+    out = heron(env, "doctor", cwd=workspace).stdout
+    assert "(backend container, from [execution])" in line(out, "[ok] commands in")
+    down = line(out, "[!!] container engine:")
+    assert f"docker at {docker} does not answer: docker is installed but not running" in down
+    assert "systemctl start docker" in down
+    assert "[--] container:" not in out  # nothing more is asked of an engine that is down
 
 
 @pytest.mark.parametrize("target", ["zed", "vscode"])

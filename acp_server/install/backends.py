@@ -62,17 +62,19 @@ def report(
     heron_home: Path,
     environment: Mapping[str, str],
     say: Say,
+    *,
+    source: str = "[execution]",
 ) -> None:
     """The doctor's lines for where commands run in ``workspace``; the engine is called with
     ``environment`` (Heron's, secrets scrubbed), as sessions call it."""
     if execution.backend != "container":
         say(
             OK,
-            f"commands in {workspace}: run on this machine (backend local; "
-            f"`heron setup container` runs them in a container)",
+            f"commands in {workspace}: run on this machine (backend local, from {source}; "
+            "`heron setup container` runs them in a container)",
         )
         return
-    say(OK, f"commands in {workspace}: run in a container (backend container)")
+    say(OK, f"commands in {workspace}: run in a container (backend container, from {source})")
     try:
         name, path = find_engine(execution.engine)
     except EngineError:

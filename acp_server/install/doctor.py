@@ -134,7 +134,11 @@ def _execution(settings: Settings, say: Any) -> None:
 
     cwd = Path.cwd()
     environment = scrubbed_environment(settings.keep_environment).kept
-    backends.report(settings.execution.for_workspace(cwd), cwd, settings.home, environment, say)
+    execution = settings.execution
+    chosen = execution.for_workspace(cwd)
+    folder = next((f for f, table in execution.workspaces.items() if table is chosen), None)
+    source = f'[execution.workspaces."{folder}"]' if folder else "[execution]"
+    backends.report(chosen, cwd, settings.home, environment, say, source=source)
 
 
 def _language_servers(settings: Settings, say: Any) -> None:
