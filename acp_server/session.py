@@ -126,7 +126,7 @@ class Session:
             choice.spec,
             choice.thought_level,
             self._config.settings,
-            self._parts.sandbox.describe(),
+            self._parts.where or self._parts.sandbox.describe(),
             listed,
         )
 

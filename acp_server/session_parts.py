@@ -96,3 +96,4 @@ class SessionParts:
     checkpoints: Checkpoints  # the workspace before each turn's first change
     maker: AgentMaker
     release: Callable[[], Awaitable[None]]  # its share of the process's language servers
+    where: str | None = None  # where commands run, when not in the OS sandbox (a container)

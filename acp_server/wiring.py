@@ -206,6 +206,7 @@ class _SessionWiring:
                 container, command_environment(environment.kept), progress=self.container_progress
             )
             self.launcher = ContainerLauncher()
+        self.where = execution.describe()
         self.writes = WriteBehind()
         spec = restored.model or settings.model or ""
         self.choice = ModelChoice(
@@ -348,6 +349,7 @@ class _SessionWiring:
             self.checkpoints,
             self,
             self.language_servers.close,
+            self.where,
         )
 
     def prepare(self) -> None:

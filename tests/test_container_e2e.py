@@ -115,7 +115,12 @@ def test_commands_and_scripts_run_in_the_workspace_container_and_cancel_kills_in
     container = container_name(workspace, heron_home)
     try:
         with Agent(env, cwd=workspace) as agent:
-            session = agent.start_session(workspace)
+            agent.initialize()
+            opened = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})
+            session = opened["result"]["sessionId"]
+            assert f"commands run in a container (Podman or Docker, {name}, no network)" in (
+                json.dumps(opened["result"]["modes"])
+            )
             stop, updates = agent.prompt(session, "look", timeout=120)
             text = said(updates)
             assert stop == "end_turn" and f"ID={os_id}" in text, text[-4000:]

@@ -73,6 +73,8 @@ def opening_options(
     thought = (record and record.thought_level) or first_thought_level(settings)
     create_model(model, settings)  # made again with the session; cheap, no SDK loads
 
+    if container := settings.execution.for_workspace(setup.cwd).describe():
+        return session_options(mode, model, thought, settings, container)
     found = detect(network=settings.sandbox.network == "allow")
     sandbox = Confinement(
         found, settings.sandbox, setup.roots, home=Path.home(), heron_home=settings.home

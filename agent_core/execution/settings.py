@@ -42,6 +42,15 @@ class ExecutionSettings(NamedTuple):
     # absolute folder -> its settings ([execution] with the folder's table over it)
     workspaces: Mapping[Path, ExecutionSettings] = MappingProxyType({})
 
+    def describe(self) -> str | None:
+        """One line for the mode list when commands run in a container (None: they do not)."""
+        if self.backend != "container":
+            return None
+        engine = self.engine or "Podman or Docker"
+        source = self.image or (self.dockerfile and self.dockerfile.name) or "devcontainer.json"
+        network = ", no network" if self.network == "none" else f", network {self.network}"
+        return f"commands run in a container ({engine}, {source}{network})"
+
     def for_workspace(self, root: Path) -> ExecutionSettings:
         """The settings of a session whose workspace is ``root``: the table of the most specific
         configured folder that is ``root`` or holds it, else ``[execution]`` itself."""
