@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     targets = setup.add_subparsers(dest="target", required=True, metavar="target")
     for editor, title in (("zed", "Zed"), ("jetbrains", "JetBrains IDEs"), ("vscode", "VS Code")):
-        entry = targets.add_parser(editor, help=f"add Heron to {title}'s agents")
+        entry = targets.add_parser(editor, help=f"add Heron to the agents of {title}")
         entry.add_argument("--dry-run", action="store_true", help="show what would be written")
     container = targets.add_parser(
         "container",
