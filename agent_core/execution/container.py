@@ -130,7 +130,9 @@ class Container:
         """Stop and remove the container, unless another live Heron process uses it too (each
         user leaves a file named by its pid in the state folder's ``owners``)."""
         mine = self._owners / str(os.getpid())
-        mine.unlink(missing_ok=True)
+        if not mine.exists():  # never started by this process: not ours to remove
+            return
+        mine.unlink()
         if others := live_owners(self._owners):
             log.info("leaving container %s to Heron process %s", self.name, others[0])
         else:
