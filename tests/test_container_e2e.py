@@ -221,3 +221,23 @@ def test_an_invalid_devcontainer_json_is_named_in_the_error(
             assert agent.close(timeout=30) == 0
     finally:
         containers.remove_container(container)
+
+
+def test_an_engine_that_is_not_installed_is_named_with_the_fix(
+    agent_env: dict[str, str], heron_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    (heron_home / "config.toml").write_text(
+        f'[execution.workspaces."{workspace}"]\nbackend = "container"\nengine = "podman"\n'
+        'image = "localhost/anything"\n'
+    )
+    env = {**agent_env, "PATH": str(tmp_path)}  # no podman on it
+    with Agent(env, cwd=workspace) as agent:
+        agent.initialize()
+        opened = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})
+        if "error" not in opened:  # answered by the front door: the next request says why
+            params = {"sessionId": opened["result"]["sessionId"], "prompt": []}
+            opened = agent.request("session/prompt", params)
+        message = opened["error"]["message"]
+        assert "engine = 'podman', but podman is not installed" in message
+        assert "apt-get install podman runc" in message
+        assert agent.close() == 0
