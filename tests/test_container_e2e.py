@@ -235,7 +235,7 @@ def test_an_engine_that_is_not_installed_is_named_with_the_fix(
         agent.initialize()
         opened = agent.request("session/new", {"cwd": str(workspace), "mcpServers": []})
         if "error" not in opened:  # answered by the front door: the next request says why
-            params = {"sessionId": opened["result"]["sessionId"], "prompt": []}
+            params: dict[str, Any] = {"sessionId": opened["result"]["sessionId"], "prompt": []}
             opened = agent.request("session/prompt", params)
         message = opened["error"]["message"]
         assert "engine = 'podman', but podman is not installed" in message
