@@ -104,7 +104,11 @@ def test_commands_and_scripts_run_in_the_workspace_container_and_cancel_kills_in
         f"cat /etc/os-release; echo at=$(pwd); echo made > made.txt; "
         f"cat {home}/.ssh/id_rsa 2>/dev/null || echo NO-KEY-HERE"
     )
-    script = "import sys\nprint(open('/etc/os-release').read().split()[0], sys.executable)\n"
+    script = (
+        "import sys, heron_tools\n"
+        "print(open('/etc/os-release').read().split()[0], sys.executable)\n"
+        "print('readme:', heron_tools.read_file(path='README.md').count('# sample'))\n"
+    )
     env = scripted(
         {**agent_env, "HOME": str(home), "HERON_MODE": "full-access"},
         tmp_path,
@@ -134,6 +138,7 @@ def test_commands_and_scripts_run_in_the_workspace_container_and_cancel_kills_in
             text = said(updates)
             assert stop == "end_turn" and f"ID={os_id} /usr/bin/python3" in text, text[-3000:]
             assert "the container's Python" in text
+            assert "readme: 1" in text  # a tool called from inside, over the socket
 
             agent.start_prompt(session, "sleep", request_id="sleepy")
             deadline = time.monotonic() + 30
