@@ -138,6 +138,7 @@ class Container:
         else:
             with anyio.CancelScope(shield=True):
                 await self.engine.call(*self.engine.remove_args(self.name), check=False)
+            shutil.rmtree(self.spec.scripts, ignore_errors=True)  # execute_code's, now unused
         self._ready = False
 
     @property
