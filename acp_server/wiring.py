@@ -28,6 +28,7 @@ from agent_core.errors import ConfigError
 if TYPE_CHECKING:
     from agent_core.codeexec.runner import ScriptHost
     from agent_core.diagnostics.model import Diagnostics
+    from agent_core.diagnostics.pool import Launcher as StartServer
     from agent_core.diagnostics.pool import ServerPool
     from agent_core.execution.container import Container
     from agent_core.execution.runner import ContainerRunner
@@ -255,21 +256,33 @@ class _SessionWiring:
         )
         roots = setup.roots
         search_path = environment.kept.get("PATH", "")
+        server_log = settings.log_dir / "language-servers.log"
+        launch: StartServer = launcher_for(
+            settings, roots, search_path, tuple(environment.removed), server_log
+        )
+        find = None
+        if self.container is not None:  # the servers run in the workspace's container
+            from acp_server.container_servers import ContainerServerLauncher
+
+            inside = ContainerServerLauncher(
+                self.container,
+                self.container.container,
+                setup.cwd,
+                tuple(settings.diagnostics.servers),
+                log_file=server_log,
+                config=settings.home / "config.toml",
+            )
+            launch, find = inside, inside.finder
         self.language_servers = LanguageServerDiagnostics(
             language_servers,
             setup.session_id,
             setup.cwd,
             settings.diagnostics.servers,
-            launcher_for(
-                settings,
-                roots,
-                search_path,
-                tuple(environment.removed),
-                settings.log_dir / "language-servers.log",
-            ),
+            launch,
             (settings.diagnostics.wait, settings.diagnostics.first_wait),
             self.warn,
             finder(search_path, roots),
+            find,
         )
         self.diagnostics = self._diagnostics(client)
         self.memory = memory_of(settings)  # None when turned off
@@ -294,9 +307,8 @@ class _SessionWiring:
         settings = self.settings.diagnostics
         if not settings.enabled:
             return None
-        # Heron's language servers run on the host, with the host's toolchain: in a container
-        # session they are left off (the editor's diagnostics, where it offers them, stay).
-        sources: list[Diagnostician] = [] if self.container else [self.language_servers]
+        # In a container session Heron's language servers run in the container.
+        sources: list[Diagnostician] = [self.language_servers]
         if client.can("_meta", "heron", "diagnostics"):
             editor = EditorDiagnostics(self.connection, self.setup.session_id, settings.wait)
             sources.insert(0, editor)
@@ -310,8 +322,8 @@ class _SessionWiring:
 
         if not self._told_container:
             self._told_container = True
-            off = "Heron's language servers are off in container sessions."
-            await self.report(NoticeRaised("info", "Commands run in a container", off))
+            also = "Heron's language servers run in it too."
+            await self.report(NoticeRaised("info", "Commands run in a container", also))
         await self.report(NoticeRaised("info", "Container", line))
 
     async def warn(self, title: str, description: str) -> None:

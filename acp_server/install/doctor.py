@@ -155,6 +155,9 @@ def _language_servers(settings: Settings, say: Any) -> None:
     if not diagnostics.enabled:
         say(NOTE, "diagnostics: turned off ([diagnostics] enabled = false)")
         return
+    if settings.execution.for_workspace(Path.cwd()).backend == "container":
+        _container_servers(diagnostics.servers, say)
+        return
     environment = scrubbed_environment(settings.keep_environment)
     search_path = environment.kept.get("PATH", "")
     found = available(diagnostics.servers, finder(search_path, ()))
@@ -177,6 +180,23 @@ def _language_servers(settings: Settings, say: Any) -> None:
             names = " or ".join(c.command[0] for c in candidates)
             kinds = " ".join(sorted(candidates[0].extensions))
             say(NOTE, f"diagnostics for {kinds}: none; install {names} to have them")
+
+
+def _container_servers(configured: Any, say: Any) -> None:
+    """A container workspace's servers: looked up and run in its container (not started here)."""
+    from agent_core.diagnostics.servers import DEFAULTS
+
+    where = "runs in the workspace's container (looked up there on the first edit)"
+    covered: set[str] = set()
+    for spec in configured:
+        kinds = " ".join(sorted(spec.extensions))
+        say(NOTE, f"diagnostics for {kinds}: {spec.name} ({spec.command[0]}) {where}")
+        covered |= spec.extensions
+    for candidates in DEFAULTS:
+        if not candidates[0].extensions & covered:
+            names = " or ".join(c.command[0] for c in candidates)
+            kinds = " ".join(sorted(candidates[0].extensions))
+            say(NOTE, f"diagnostics for {kinds}: {names} (the first found) {where}")
 
 
 def _launcher(settings: Settings, search_path: str) -> Any:

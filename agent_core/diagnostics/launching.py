@@ -142,10 +142,14 @@ class ServerLauncher:
         return ServerLaunch(self._logged(launch.argv), done, True, remedy)
 
     def _logged(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` with its stderr appended to the log file: pygls pipes a server's stderr and
-        never reads it, so a server that writes much there would block. The redirection is made
-        outside the sandbox, which hides Heron's home and its logs."""
-        return ["/bin/sh", "-c", 'exec "$@" 2>>"$0"', str(self._log_file), *argv]
+        return logged(argv, self._log_file)
+
+
+def logged(argv: Sequence[str], log_file: Path) -> list[str]:
+    """``argv`` with its stderr appended to the log file: pygls pipes a server's stderr and
+    never reads it, so a server that writes much there would block. The redirection is made
+    outside the sandbox (or the container), which hides Heron's home and its logs."""
+    return ["/bin/sh", "-c", 'exec "$@" 2>>"$0"', str(log_file), *argv]
 
 
 def _needed(command: Sequence[str]) -> list[Path]:

@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING
 import anyio
 
 from agent_core.diagnostics.model import Diagnostic, Findings
-from agent_core.diagnostics.servers import LanguageServerSpec, Which, available, server_for
+from agent_core.diagnostics.servers import (
+    DEFAULTS,
+    LanguageServerSpec,
+    Which,
+    available,
+    server_for,
+)
 from agent_core.safety.safe_open import UnsafeFile, read_safely, why_unreadable
 
 if TYPE_CHECKING:
@@ -30,6 +36,7 @@ if TYPE_CHECKING:
     from agent_core.diagnostics.lsp import LanguageServer
 
 RETRY_AFTER_S = 300.0
+ALL_DEFAULTS = tuple(spec for candidates in DEFAULTS for spec in candidates)
 MAX_CHECKED_BYTES = 16 * 1024 * 1024  # a file read from disk for its diagnostics
 LOCK_GRACE_S = 1.5  # past a start's own limit: its failure (killed, recorded) comes first
 # A server as it is run (blocking, called in a worker thread); raises launching.Refused.
@@ -117,10 +124,11 @@ class LanguageServerDiagnostics:
         waits: tuple[float, float],  # (a running server, one that starts first)
         notify: Notify,
         which: Which,  # where servers' programs are found (``servers.finder``)
+        find: Callable[[], Awaitable[Which]] | None = None,  # instead, found on the first edit
     ) -> None:
         self._pool, self._session, self._root = pool, session_id, root
         self._configured, self._launch, self._waits = tuple(configured), launch, waits
-        self._which = which
+        self._which, self._find = which, find
         self._servers: tuple[LanguageServerSpec, ...] | None = None  # found on the first edit
         self._notify = notify
         self._told: set[str] = set()
@@ -128,6 +136,10 @@ class LanguageServerDiagnostics:
 
     async def findings(self, path: Path, text: str | None) -> Findings:
         if self._servers is None:
+            if self._find is not None:  # a look-up that costs (in a container: its start)
+                if server_for(path, [*self._configured, *ALL_DEFAULTS]) is None:
+                    return Findings()
+                self._which = await self._find()
             self._servers = available(self._configured, self._which)
         spec = server_for(path, self._servers)
         if spec is None:  # nothing to say about this kind of file

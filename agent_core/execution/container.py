@@ -39,6 +39,21 @@ LABEL_SPEC = "heron.spec"
 SCRIPTS_DIR = "/run/heron-scripts"  # execute_code's run folders, inside
 KEEP_ALIVE = ("tail", "-f", "/dev/null")  # the container's main process, under --init
 START_TIMEOUT_S = 300.0
+# A long-lived process with stdio pipes (a language server), run by ``exec -i``: killing the
+# exec client leaves what it runs running inside, but its stdin then closes. So ``argv`` runs in
+# a process group of its own, reading a FIFO that ``cat`` feeds from stdin; when stdin closes
+# (the client killed, or Heron gone), the group gets SIGTERM, then SIGKILL. Only the process
+# holds stdout: it closes when the process ends, as the host expects.
+TETHERED = r"""
+f=${TMPDIR:-/tmp}/heron-tether.$$
+rm -f "$f"; mkfifo -m 600 "$f" || exit 127
+setsid "$@" <"$f" & p=$!
+exec 3>"$f" >/dev/null; rm -f "$f"
+cat >&3
+exec 3>&-
+kill -TERM -$p 2>/dev/null && { sleep 1; kill -KILL -$p 2>/dev/null; }
+exit 0
+"""
 FIX_ATTEMPTS = 6
 
 
@@ -125,6 +140,11 @@ class Container:
             if not self._ready:
                 await self._bring_up(progress)
                 self._ready = True
+
+    def tethered_argv(self, cwd: Path, argv: Sequence[str]) -> list[str]:
+        """The host's command line running ``argv`` in the container (up already) in ``cwd``
+        with stdio pipes, killed inside when its exec client goes (``TETHERED``)."""
+        return self.engine.exec_argv(self.name, str(cwd), ["sh", "-c", TETHERED, "sh", *argv])
 
     async def close(self) -> None:
         """Stop and remove the container, unless another live Heron process uses it too (each

@@ -164,6 +164,14 @@ class Engine:
         """The command line of one call: the engine, the configured options, ``args``."""
         return [self.path, *self.options, *args]
 
+    def exec_argv(self, container: str, cwd: str, argv: Sequence[str]) -> list[str]:
+        """The command line of one ``exec -i`` running ``argv`` in ``container`` with stdio
+        pipes, for a caller that spawns it with an environment of its own: the engine's
+        ``CONTAINERS_CONF`` goes on the command line."""
+        prefix = ["/usr/bin/env", f"CONTAINERS_CONF={self._conf}"]
+        fixed = self.name == "podman" and self.fixes
+        return [*(prefix if fixed else []), *self.argv("exec", "-i", "-w", cwd, container, *argv)]
+
     def environment(self) -> dict[str, str]:
         env = dict(self._environment)
         if self.name == "podman" and self.fixes:

@@ -27,6 +27,8 @@ from agent_core.execution.server import OUTPUT_POLL_S, CommandServer, Job
 from agent_core.ports.runner import KILL_GRACE_S, CommandResult, CommandRunner, Started
 from agent_core.safety.sandbox.confinement import Launch, Launcher
 
+LOOKUP_TIMEOUT_S = 30.0
+
 
 class ExecutionBackend(Protocol):
     """Where a session's commands run: how they are launched, and what runs them."""
@@ -90,6 +92,10 @@ class ContainerRunner:
         self._background: dict[str, Job] = {}
         self._ids = itertools.count(1)
 
+    @property
+    def container(self) -> Container:
+        return self._container
+
     async def server(self) -> CommandServer:
         async with self._opening:
             if self._server is not None and not self._server.alive:  # its exec client died
@@ -134,6 +140,30 @@ class ContainerRunner:
                 if not job.done.is_set():  # cancelled: the command dies with the turn
                     await server.kill(job)
                 server.forget(job)
+
+    async def programs(self, names: Sequence[str], cwd: Path) -> dict[str, str]:
+        """Where each of ``names`` is inside the container (``command -v``, through the
+        command server: a few milliseconds once it runs), the container started if need be;
+        names not found are left out."""
+
+        async def started(_terminal: str | None) -> None:
+            return None
+
+        words = [name for name in names if name and not name.startswith("-") and "/" not in name]
+        look = 'for n; do p=$(command -v "$n") && echo "$n $p"; done; exit 0'
+        done = await self.run(
+            ["/bin/sh", "-c", look, "sh", *words],
+            cwd=cwd,
+            time_limit=LOOKUP_TIMEOUT_S,
+            output_limit=64 * 1024,
+            started=started,
+        )
+        found: dict[str, str] = {}
+        for line in done.output.splitlines():
+            name, _, path = line.partition(" ")
+            if name in words and path.startswith("/"):  # not a builtin, alias or function
+                found[name] = path
+        return found
 
     async def scripts(self) -> tuple[Path, str]:
         """execute_code's place for run folders, on the host and inside, the container up."""

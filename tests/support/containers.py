@@ -9,7 +9,9 @@ import secrets
 import shutil
 import subprocess
 import tarfile
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -34,8 +36,9 @@ def engine(heron_home: Path) -> Engine:
     return Engine.find("podman", state=heron_home / "containers", environment=dict(os.environ))
 
 
-def import_image(os_id: str) -> str:
-    """A local image whose /etc/os-release says ``ID=<os_id>``: a skeleton root, imported."""
+def import_image(os_id: str, programs: Mapping[str, str] = MappingProxyType({})) -> str:
+    """A local image whose /etc/os-release says ``ID=<os_id>``: a skeleton root, imported;
+    ``programs``: more files, executable (path inside -> text)."""
     name = f"localhost/{os_id}:latest"
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
@@ -51,6 +54,16 @@ def import_image(os_id: str) -> str:
         info = tarfile.TarInfo("etc/os-release")
         info.size = len(release)
         tar.addfile(info, io.BytesIO(release))
+        for path, text in programs.items():
+            parts = path.strip("/").split("/")
+            for depth in range(1, len(parts)):  # its folders, in order
+                info = tarfile.TarInfo("/".join(parts[:depth]))
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+                tar.addfile(info)
+            content = text.encode()
+            info = tarfile.TarInfo("/".join(parts))
+            info.size, info.mode = len(content), 0o755
+            tar.addfile(info, io.BytesIO(content))
     subprocess.run(
         ["podman", "import", "-q", "-", name],
         input=buffer.getvalue(),
