@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 import anyio
 
 from acp_server import loading
+from acp_server.containers import WorkspaceContainers
 from acp_server.front_door import STOP_SIGNALS, Opened, Opening
 from acp_server.handlers.client import ClientInfo
 from acp_server.handlers.router import AcpRouter
@@ -19,7 +20,7 @@ from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import SHUTDOWN_GRACE_S, Connection
 from acp_server.jsonrpc.transport import StdioTransport
 from acp_server.logs import setup_logging, trace_message
-from acp_server.wiring import WorkspaceContainers, session_factory
+from acp_server.wiring import session_factory
 from agent_core.config import ConfigWatch, Settings
 
 log = logging.getLogger("heron")

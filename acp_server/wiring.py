@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_server.containers import WorkspaceContainers, command_environment
 from acp_server.handlers.client import ClientInfo
 from acp_server.handlers.session_setup import first_thought_level
 from acp_server.handlers.state import SessionFactory
@@ -30,9 +31,7 @@ if TYPE_CHECKING:
     from agent_core.diagnostics.model import Diagnostics
     from agent_core.diagnostics.pool import Launcher as StartServer
     from agent_core.diagnostics.pool import ServerPool
-    from agent_core.execution.container import Container
     from agent_core.execution.runner import ContainerRunner
-    from agent_core.execution.settings import ExecutionSettings
     from agent_core.loop.agent import Agent
     from agent_core.messages import ToolCallPart, ToolResultPart
     from agent_core.models.listing import ModelLists
@@ -66,69 +65,6 @@ def session_factory(
         return session
 
     return build
-
-
-class WorkspaceContainers:
-    """The container of each workspace whose sessions use the container backend: one per
-    workspace, shared by its sessions in this process, removed when Heron ends (unless another
-    Heron process still uses it). Nothing of the container machinery loads until one is asked
-    for."""
-
-    def __init__(self) -> None:
-        self._made: dict[object, Container] = {}
-
-    def container(
-        self,
-        execution: ExecutionSettings,
-        roots: tuple[Path, ...],
-        settings: Settings,
-        environment: Mapping[str, str],
-    ) -> Container:
-        from agent_core.execution.container import Container, ContainerSpec, find_devcontainer
-        from agent_core.execution.engine import Engine
-
-        devcontainer = None
-        if not (execution.image or execution.dockerfile):
-            devcontainer = find_devcontainer(roots[0])
-            if devcontainer is None:
-                raise ConfigError(
-                    f'config.toml: [execution] backend = "container" for {roots[0]} needs image '
-                    "or dockerfile, or the workspace's .devcontainer/devcontainer.json"
-                )
-        spec = ContainerSpec(
-            roots=roots,
-            home=Path.home(),
-            heron_home=settings.home,
-            image=execution.image,
-            dockerfile=execution.dockerfile,
-            devcontainer=devcontainer,
-            network=execution.network,
-            run_options=execution.run_options,
-        )
-        key = (spec, execution.engine, execution.engine_options)
-        if (made := self._made.get(key)) is None:
-            engine = Engine.find(
-                execution.engine,
-                state=settings.home / "containers",
-                environment=environment,
-                options=execution.engine_options,
-            )
-            made = self._made[key] = Container(engine, spec)
-        return made
-
-    async def close(self) -> None:
-        """Every container made here stopped and removed (each left to a live Heron process
-        that uses it too)."""
-        made, self._made = list(self._made.values()), {}
-        for container in made:
-            await container.close()
-
-
-def command_environment(environment: Mapping[str, str]) -> dict[str, str]:
-    """What commands in a container are given of Heron's environment: the locale, nothing else
-    (the image says the rest: PATH, HOME)."""
-    chosen = {k: v for k, v in environment.items() if k == "LANG" or k.startswith("LC_")}
-    return {**chosen, "TERM": "dumb"}
 
 
 class _SessionWiring:
