@@ -53,11 +53,14 @@ async def check_all(
 
 async def check(settings: ConfiguredModels, spec: str, within: float = TIMEOUT) -> Checked:
     provider = spec.partition(":")[0]
-    started = time.monotonic()
     try:
         model = single_model(spec, settings)
         if not isinstance(model, Checkable):
             return Checked(spec, True, "nothing to check")
+        # The SDK loads first, untimed: the limit is for the provider's answer (an import takes
+        # seconds on a busy machine, and would read as a provider that does not answer).
+        await anyio.to_thread.run_sync(model.warm_up)
+        started = time.monotonic()
         with anyio.fail_after(within):
             await model.check()
     except ModelError as exc:
