@@ -290,7 +290,7 @@ class CommandServer:
                     await process.wait()
                 if process.returncode is None:
                     process.kill()
-                    await process.wait()
+                await process.aclose()  # its pipes too: none is left to the garbage collector
         self._lost()
         for path in self._host_dir.glob(f"{self._prefix}*"):
             path.unlink(missing_ok=True)
