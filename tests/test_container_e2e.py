@@ -38,7 +38,7 @@ def configure(heron_home: Path, workspace: Path, image: str | None) -> None:
     (heron_home / "config.toml").write_text(
         '[execution]\nbackend = "local"\n'
         f'[execution.workspaces."{workspace}"]\nbackend = "container"\n{chosen}'
-        f"run_options = {options}\n"
+        f'network = "none"\nrun_options = {options}\n'
     )
 
 

@@ -94,8 +94,13 @@ def test_execution_settings_are_read_and_bad_ones_named() -> None:
     assert read_execution({}) == ExecutionSettings()
     read = read_execution({"backend": "container", "image": "x", "engine_options": ["-D"]})
     assert (read.backend, read.image, read.network, read.engine_options) == (
-        "container", "x", "none", ("-D",)
+        "container", "x", "bridge", ("-D",)
     )  # fmt: skip
+    # the network commands have locally, unless the table says otherwise, per workspace too
+    denied = read_execution({"workspaces": {"/w": {"backend": "container"}}}, "deny")
+    assert (denied.network, denied.for_workspace(Path("/w")).network) == ("none", "none")
+    own = read_execution({"network": "host", "workspaces": {"/w": {"network": "none"}}}, "deny")
+    assert (own.network, own.for_workspace(Path("/w")).network) == ("host", "none")
     assert read_execution({"backend": "container"}).image is None  # the devcontainer.json, then
     bad = [
         {"backend": "vm"},

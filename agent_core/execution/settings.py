@@ -5,7 +5,7 @@ into ``agent_core.config``'s ``Settings``.
     backend = "container"            # or "local" (the default: the OS sandbox)
     engine = "podman"                # or "docker"; default: podman if installed, else docker
     image = "localhost/my-toolchain" # or dockerfile = "/path/to/Dockerfile"
-    network = "none"                 # or "bridge", "host", "slirp4netns", ...
+    network = "none"                 # or "bridge", "host", ...; default: as [sandbox] network
     engine_options = ["--log-level=warn"]   # before the subcommand, on every call
     run_options = ["--memory=4g"]           # added to `run` when the container is created
 
@@ -36,7 +36,7 @@ class ExecutionSettings(NamedTuple):
     engine: str | None = None  # None: the first of ENGINES installed
     image: str | None = None
     dockerfile: Path | None = None
-    network: str = "none"
+    network: str = "bridge"  # as [sandbox] network = "allow" (the default) gives commands
     engine_options: tuple[str, ...] = ()
     run_options: tuple[str, ...] = ()
     # absolute folder -> its settings ([execution] with the folder's table over it)
@@ -60,9 +60,12 @@ class ExecutionSettings(NamedTuple):
         return self.workspaces[max(folders, key=lambda folder: len(folder.parts))]
 
 
-def read_execution(section: dict[str, Any]) -> ExecutionSettings:
-    """``[execution]``, and its ``workspaces`` tables, each over ``[execution]``."""
+def read_execution(section: dict[str, Any], sandbox_network: str = "allow") -> ExecutionSettings:
+    """``[execution]``, and its ``workspaces`` tables, each over ``[execution]``. Without a
+    ``network`` of its own, a container has the network ``[sandbox] network`` gives commands
+    (``sandbox_network``): the engine's bridge for "allow", none for "deny"."""
     base = {key: value for key, value in section.items() if key != "workspaces"}
+    base.setdefault("network", "none" if sandbox_network == "deny" else "bridge")
     general = _read(base, "[execution]")
     workspaces: dict[Path, ExecutionSettings] = {}
     for folder, overrides in table(section, "workspaces", "[execution.workspaces]").items():
@@ -92,7 +95,7 @@ def _read(section: dict[str, Any], where: str) -> ExecutionSettings:
         raise ConfigError(
             f"config.toml: {where} dockerfile must be an absolute path, not {dockerfile!r}"
         )
-    network = string(section, "network") or "none"
+    network = string(section, "network") or "none"  # set by read_execution when not given
     if not network.replace("-", "").replace(":", "").replace("_", "").isalnum():
         raise ConfigError(f"config.toml: {where} network {network!r} is not a network name")
     return ExecutionSettings(
