@@ -6,7 +6,8 @@ What the container sees of the host: the workspace roots at the same absolute pa
 in tool calls, diffs and the editor agree), their protected paths read-only, and a private
 folder at ``/run/heron`` for the command server. Nothing else: no credential store, no Heron
 home, no engine socket (a credential store or Heron's home inside a root is covered by an empty
-folder, or /dev/null), no variable of Heron's environment, and no network unless configured.
+folder, or /dev/null), no variable of Heron's environment; the network the settings give
+(``[execution] network``, by default as ``[sandbox] network``).
 """
 
 from __future__ import annotations
