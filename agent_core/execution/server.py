@@ -206,10 +206,14 @@ class CommandServer:
         )
         assert self._process.stdout is not None
         self._lines = BufferedByteReceiveStream(self._process.stdout)
-        with anyio.move_on_after(READY_TIMEOUT_S):
-            line = await self._line()
-            if line is not None and line.startswith("H "):
-                return
+        try:
+            with anyio.move_on_after(READY_TIMEOUT_S):
+                line = await self._line()
+                if line is not None and line.startswith("H "):
+                    return
+        except BaseException:  # cancelled while it starts: nothing may be left running
+            await self.close()
+            raise
         await self.close()
         raise EngineError(f"The command server did not start in container {self._container}.")
 
