@@ -20,7 +20,6 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 import tempfile
 from collections import deque
 from collections.abc import Sequence
@@ -29,7 +28,7 @@ from pathlib import Path
 
 import anyio
 
-from agent_core.execution.engine import BUILD_TIMEOUT_S, TAIL_LINES, Engine, EngineError, Progress
+from agent_core.execution.engine import TAIL_LINES, Engine, EngineError, Progress
 from agent_core.execution.server import CONTAINER_DIR
 from agent_core.safety.paths import CREDENTIAL_STORES, protected_in
 
@@ -304,28 +303,18 @@ async def build_devcontainer(
     argv += ["--config", str(config), "--docker-path", engine.path]
     tail: deque[str] = deque(maxlen=TAIL_LINES)
     outcome: dict[str, object] = {}
-    with anyio.fail_after(BUILD_TIMEOUT_S):
-        async with await anyio.open_process(
-            argv,
-            env=engine.environment(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        ) as process:
-            assert process.stdout is not None
-            pending = b""
-            async for chunk in process.stdout:
-                *lines, pending = (pending + chunk).split(b"\n")
-                for line in lines:
-                    text = line.decode("utf-8", "replace").rstrip()
-                    if text.startswith("{") and '"outcome"' in text:
-                        with contextlib.suppress(ValueError):
-                            outcome = json.loads(text)
-                        continue
-                    tail.append(text)
-                    if progress is not None and "STEP" in text:
-                        await progress(text.partition("] ")[2] or text)
-            code = await process.wait()
+
+    async def line(text: str) -> None:
+        nonlocal outcome
+        if text.startswith("{") and '"outcome"' in text:
+            with contextlib.suppress(ValueError):
+                outcome = json.loads(text)
+            return
+        tail.append(text)
+        if progress is not None and "STEP" in text:
+            await progress(text.partition("] ")[2] or text)
+
+    code = await engine.follow(argv, line)
     if code != 0 or outcome.get("outcome") != "success":
         message = str(outcome.get("message") or "\n".join(tail))
         raise EngineError(

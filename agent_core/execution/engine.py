@@ -213,9 +213,27 @@ class Engine:
         build's last lines when it fails."""
         args = ("build", "-t", tag, "-f", str(dockerfile), str(dockerfile.parent))
         tail: deque[str] = deque(maxlen=TAIL_LINES)
+
+        async def line(text: str) -> None:
+            tail.append(text)
+            if progress is not None and text.startswith(("STEP", "Step", "#")):
+                await progress(text)
+
+        code = await self.follow(self.argv(*args), line)
+        if code != 0:
+            last = "\n".join(tail)
+            raise EngineError(
+                f"Building the image from {dockerfile} failed ({self.name} build exited with "
+                f"{code}). Its last lines:\n{last}\nFix the Dockerfile, or set [execution] image."
+            )
+
+    async def follow(self, argv: Sequence[str], line: Callable[[str], Awaitable[None]]) -> int:
+        """Run ``argv`` (a build: the engine's, or one that calls it) with the engine's settings,
+        handing each line it prints (stdout and stderr together) to ``line``; its exit code.
+        TimeoutError after ``BUILD_TIMEOUT_S``."""
         with anyio.fail_after(BUILD_TIMEOUT_S):
             async with await anyio.open_process(
-                self.argv(*args),
+                argv,
                 env=self.environment(),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -225,18 +243,9 @@ class Engine:
                 pending = b""
                 async for chunk in process.stdout:
                     *lines, pending = (pending + chunk).split(b"\n")
-                    for line in lines:
-                        text = line.decode("utf-8", "replace").rstrip()
-                        tail.append(text)
-                        if progress is not None and text.startswith(("STEP", "Step", "#")):
-                            await progress(text)
-                code = await process.wait()
-        if code != 0:
-            last = "\n".join(tail)
-            raise EngineError(
-                f"Building the image from {dockerfile} failed ({self.name} build exited with "
-                f"{code}). Its last lines:\n{last}\nFix the Dockerfile, or set [execution] image."
-            )
+                    for each in lines:
+                        await line(each.decode("utf-8", "replace").rstrip())
+                return await process.wait()
 
     def failure(self, args: Sequence[str], done: Completed) -> EngineError:
         message = (done.stderr or done.stdout).strip()
