@@ -41,7 +41,7 @@ def store_api_key(home: Path, provider: str, key: str) -> Path:
             f"cannot add the key to {file} without rewriting how it is written; add it by hand "
             f'under [providers.{provider}] as api_key = "..."'
         )
-    _replace(home, file, updated)
+    write_config(file, updated)
     return file
 
 
@@ -65,7 +65,7 @@ def remove_api_keys(home: Path) -> tuple[str, ...]:
             f"cannot take the API keys out of {file} without rewriting how it is written; "
             "delete the api_key lines under [providers.*] by hand"
         )
-    _replace(home, file, updated)
+    write_config(file, updated)
     return keyed
 
 
@@ -132,14 +132,14 @@ def _parse_or_none(text: str) -> dict[str, Any] | None:
         return None
 
 
-def _replace(home: Path, file: Path, text: str) -> None:
+def write_config(file: Path, text: str) -> None:
     """``file`` becomes ``text`` at once (a reader sees the old file or the new one), mode 0600;
     when it cannot, ``ConfigError`` says so and nothing changed (no half-written file is left)."""
     import tempfile
 
     try:
-        home.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=home, prefix=".config.")  # created 0600
+        file.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=file.parent, prefix=".config.")  # created 0600
     except OSError as exc:
         raise ConfigError(f"cannot write {file}: {exc.strerror or exc}; nothing changed") from exc
     try:

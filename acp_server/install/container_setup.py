@@ -12,6 +12,7 @@ from typing import Any, TextIO, cast
 
 from acp_server.install import workspace_config
 from acp_server.install.backends import install_hint
+from acp_server.install.setup import back_up
 from agent_core.config import heron_home
 from agent_core.errors import ConfigError
 from agent_core.execution.container import ContainerSpec, find_devcontainer
@@ -184,7 +185,7 @@ def _write(
         action = "update" if text else "create"
         out.write(f"Would {action} {config} with:\n{table}\n(nothing written: --dry-run)\n")
         return 0
-    backup = workspace_config.back_up(config) if text else None
+    backup = back_up(config) if text else None
     try:
         workspace_config.replace(config, updated)
     except ConfigError as exc:

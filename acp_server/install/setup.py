@@ -44,7 +44,7 @@ def run_setup(editor: Editor, out: TextIO, *, dry_run: bool) -> int:
         action = "update" if text else "create"
         out.write(f"Would {action} {file} with:\n{snippet}\n(nothing written: --dry-run)\n")
         return 0
-    backup = _back_up(file) if text else None
+    backup = back_up(file) if text else None
     _write_atomically(file, updated)
     out.write(f"Set up {editor.title}: {file} now starts {heron} acp.\n")
     if backup is not None:
@@ -65,7 +65,8 @@ def _merged(text: str, key: tuple[str, ...], entry: object) -> str:
     return text
 
 
-def _back_up(file: Path) -> Path:
+def back_up(file: Path) -> Path:
+    """A dated copy of ``file`` beside it, before Heron edits it."""
     backup = file.with_name(f"{file.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
     shutil.copy2(file, backup)
     return backup

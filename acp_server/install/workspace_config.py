@@ -13,14 +13,12 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import os
-import shutil
-import tempfile
-import time
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from agent_core.config_keys import write_config
 from agent_core.errors import ConfigError
 
 KEYS = ("backend", "engine", "image", "dockerfile")  # the keys these commands own, in order
@@ -82,30 +80,18 @@ def updated_text(text: str, workspace: Path, values: Mapping[str, str | None]) -
     return result
 
 
-def back_up(file: Path) -> Path:
-    backup = file.with_name(f"{file.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
-    shutil.copy2(file, backup)
-    return backup
-
-
 def replace(file: Path, text: str) -> None:
-    """``file`` becomes ``text`` at once (a reader sees the old file or the new one), keeping its
-    mode (0600 for a new one: config.toml can hold keys); ConfigError when it cannot."""
+    """``file`` becomes ``text`` at once, as ``heron login`` writes it (``write_config``), keeping
+    the mode the file had (0600 for a new one: config.toml can hold keys); ConfigError when it
+    cannot."""
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        mode = file.stat().st_mode & 0o777 if file.exists() else 0o600
-        fd, temp = tempfile.mkstemp(dir=file.parent, prefix=".config.")
+        mode = stat.S_IMODE(file.stat().st_mode) if file.exists() else 0o600
     except OSError as exc:
         raise ConfigError(f"cannot write {file}: {exc.strerror or exc}; nothing changed") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        Path(temp).chmod(mode)
-        Path(temp).replace(file)
-    except OSError as exc:
+    write_config(file, text)
+    if mode != 0o600:
         with contextlib.suppress(OSError):
-            Path(temp).unlink()
-        raise ConfigError(f"cannot write {file}: {exc.strerror or exc}; nothing changed") from exc
+            file.chmod(mode)
 
 
 def _is_header(line: str, workspace: Path) -> bool:
