@@ -36,18 +36,22 @@ class PerlEdit:
     files: tuple[Word, ...]
 
 
+def _next_switch(words: list[Word]) -> str | None:
+    """The next switch taken off the front of ``words``; None at the first operand (a ``--``
+    before it is taken off too)."""
+    value = words[0].value if words else None
+    if value is None or not value.startswith("-") or value == "-":
+        return None
+    words.pop(0)
+    return None if value == "--" else value
+
+
 def perl_edit(argv: Argv) -> PerlEdit:
     """Perl's switches read as perl reads them (``-pi.bak -e CODE``, ``-0777ne CODE``)."""
     in_place, loop, known = False, "", True
     codes: list[str] = []
     words = list(argv.args)
-    while words:
-        value = words[0].value
-        if value is None or value == "--" or not value.startswith("-") or value == "-":
-            if value == "--":
-                words.pop(0)
-            break
-        words.pop(0)
+    while (value := _next_switch(words)) is not None:
         letters = value[1:]
         while letters:
             letter, letters = letters[0], letters[1:]
@@ -94,13 +98,7 @@ def awk_edit(argv: Argv) -> tuple[bool, str | None, tuple[Word, ...]]:
     """(in place, the program or None when it is a file or known at run time, the files)."""
     in_place, program, words = False, None, list(argv.args)
     from_file = False
-    while words:
-        value = words[0].value
-        if value is None or value == "--" or not value.startswith("-") or value == "-":
-            if value == "--":
-                words.pop(0)
-            break
-        words.pop(0)
+    while (value := _next_switch(words)) is not None:
         option, _, attached = value.partition("=")
         if option in ("-i", "--include") or (option.startswith("-i") and len(option) > 2):
             name = attached or (option[2:] if option.startswith("-i") else "")
