@@ -216,3 +216,15 @@ def test_a_local_session_loads_nothing_of_the_container_machinery(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=agent_env
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_an_engine_planted_where_a_relative_path_entry_leads_is_never_picked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planted = tmp_path / "podman"
+    planted.write_text("#!/bin/sh\ntouch ran\n")
+    planted.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", f".:bin:{tmp_path / 'nowhere'}")
+    with pytest.raises(EngineError, match="needs Podman or Docker"):
+        find_engine(None)

@@ -24,6 +24,7 @@ import anyio
 
 from agent_core.errors import ToolError
 from agent_core.execution.settings import ENGINES
+from agent_core.safety.paths import installed
 
 log = logging.getLogger("heron.execution")
 
@@ -69,9 +70,10 @@ class Completed(NamedTuple):
 
 
 def find_engine(
-    preferred: str | None, which: Callable[[str], str | None] = shutil.which
+    preferred: str | None, which: Callable[[str], str | None] = installed
 ) -> tuple[str, str]:
-    """(name, path) of the engine to use: ``preferred``, else the first of ENGINES installed."""
+    """(name, path) of the engine to use: ``preferred``, else the first of ENGINES installed,
+    found only in the absolute folders of ``PATH`` (never one a repository planted)."""
     names = (preferred,) if preferred else ENGINES
     for name in names:
         if path := which(name):
