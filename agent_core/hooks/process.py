@@ -79,6 +79,7 @@ async def run_hook_process(
     finally:
         with anyio.CancelScope(shield=True):
             await terminate_group(process, KILL_GRACE_S)
+            await process.aclose()  # its pipes, and the transport behind them
     code = process.returncode
     timed_out = waited.cancelled_caught
     return HookRun(
