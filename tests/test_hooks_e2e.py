@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -244,3 +246,25 @@ def test_a_prompt_hook_can_refuse_the_prompt_and_hooks_follow_config_toml(
     assert "not on Fridays" in shown(hook_calls(refused)["gate"])
     assert "[[hooks.after_tool]] #1: unknown key 'timout'" in text_of(refused)
     assert "deploy on friday" not in json.dumps(fake.requests[1].body)
+
+
+def test_doctor_lists_the_hooks_and_the_ones_left_out(
+    env: dict[str, str], heron_home: Path
+) -> None:
+    configure(
+        heron_home,
+        "[[hooks.after_edit]]\nname = 'ruff'\ncommand = ['ruff', 'format']\ntools = ['edit_file']\n"
+        "[[hooks.turn_ended]]\ncommand = 'notify-send done'\ntimeout = 5\n"
+        "[[hooks.before_tool]]\ncommand = 'x'\ntimeout = 'soon'\n",
+    )
+    heron = str(Path(sys.executable).with_name("heron"))
+    done = subprocess.run(
+        [heron, "doctor"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    said = [line for line in done.stdout.splitlines() if "] hook" in line]
+    assert said == [
+        "[--] hook after_edit: ruff (tools: edit_file), timeout 30 s",
+        "[--] hook turn_ended: notify-send done, timeout 5 s",
+        "[!!] hooks: config.toml: [[hooks.before_tool]] #1: timeout must be a number >= 0.1, "
+        "not 'soon'; this hook is left out",
+    ]
