@@ -333,48 +333,20 @@ class Session:
     async def _turn(
         self, parts: tuple[UserPart, ...], message_id: str, *, compact: bool = False
     ) -> StopReason:
-        from acp_server.turn import stream_turn
+        from acp_server.turn import after_turn, before_turn, stream_turn
 
-        if not compact:
-            hooked = await self._prompt_hooks(parts)
-            if hooked is None:
+        hooks = None if compact else self._parts.hooks
+        if hooks is not None:
+            hooked = await before_turn(self, hooks, parts)
+            if hooked is None:  # refused by a hook, or cancelled meanwhile
                 return "cancelled" if self.cancellations != self.ticket else "end_turn"
             parts = hooked
+        if not compact:
             self._parts.checkpoints.begin_turn(_text_of(parts), message_id)
         stop = await stream_turn(self, self._parts.checkpoints, parts, message_id, compact)
-        if self._parts.hooks is not None and not compact and stop != "cancelled":
-            from agent_core.hooks.prompts import turn_ended
-
-            try:  # the turn is over: a cancel now stops only the hooks
-                with anyio.CancelScope() as scope:
-                    self.watch(scope)
-                    await turn_ended(self._parts.hooks, stop)
-            finally:
-                self.turn_scope = None
+        if hooks is not None and stop != "cancelled":
+            await after_turn(self, hooks, stop)
         return stop
-
-    async def _prompt_hooks(self, parts: tuple[UserPart, ...]) -> tuple[UserPart, ...] | None:
-        """The prompt as its ``prompt_submitted`` hooks leave it (what they print joins it), or
-        None when one refused it (the user is told why) or the user cancelled meanwhile."""
-        from agent_core.events import NoticeRaised
-        from agent_core.hooks.prompts import PromptVerdict, prompt_submitted
-        from agent_core.messages import TextPart
-
-        if self._parts.hooks is None:
-            return parts
-        verdict = PromptVerdict()
-        try:
-            with anyio.CancelScope() as scope:
-                self.watch(scope)
-                verdict = await prompt_submitted(self._parts.hooks, _text_of(parts))
-        finally:
-            self.turn_scope = None
-        if scope.cancelled_caught:
-            return None
-        if verdict.refused is not None:
-            await self.report(NoticeRaised("warning", "Prompt refused by a hook", verdict.refused))
-            return None
-        return (*parts, TextPart(verdict.context)) if verdict.context else parts
 
     async def _wait_until_ready(self) -> None:
         """The first turn's tools include every MCP server that starts within its connect
