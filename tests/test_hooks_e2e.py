@@ -268,3 +268,41 @@ def test_doctor_lists_the_hooks_and_the_ones_left_out(
         "[!!] hooks: config.toml: [[hooks.before_tool]] #1: timeout must be a number >= 0.1, "
         "not 'soon'; this hook is left out",
     ]
+
+
+def test_in_plan_mode_a_hook_can_write_nothing(
+    env: dict[str, str], heron_home: Path, workspace: Path, fake: FakeLLM
+) -> None:
+    configure(heron_home, "[[hooks.prompt_submitted]]\nname = 'writer'\ncommand = 'touch made'\n")
+    fake.enqueue(Reply((Text("ok"),)))
+    stop, updates, _ = run({**env, "HERON_MODE": "plan"}, workspace)
+    assert stop == "end_turn" and len(fake.requests) == 1  # a failed hook: the prompt goes on
+    assert hook_calls(updates)["writer"]["status"] == "failed"
+    assert not (workspace / "made").exists()
+
+
+def test_a_cancel_stops_a_running_hook_and_its_tool_call_is_closed(
+    env: dict[str, str], heron_home: Path, workspace: Path
+) -> None:
+    configure(
+        heron_home,
+        "[[hooks.prompt_submitted]]\nname = 'stuck'\ncommand = 'sleep 60'\ntimeout = 120\n",
+    )
+
+    def hook_running(message: dict[str, Any]) -> bool:
+        update = message.get("params", {}).get("update", {})
+        return update.get("status") == "in_progress" and update["toolCallId"].startswith("hook-")
+
+    with FakeEditor(env, terminal=False) as editor:
+        session_id = editor.turn_under_way(workspace, "go", request_id="p", started=hook_running)
+        started = time.monotonic()
+        editor.send(
+            {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}}
+        )
+        answer = editor.wait_for(lambda m: m.get("id") == "p", timeout=30)
+        assert answer["result"] == {"stopReason": "cancelled"}
+        assert time.monotonic() - started < 20  # not the minute of the sleep
+        closed = editor.wait_for(
+            lambda m: m.get("params", {}).get("update", {}).get("status") == "failed"
+        )
+    assert closed["params"]["update"]["toolCallId"].startswith("hook-")
