@@ -333,11 +333,20 @@ class Session:
     async def _turn(
         self, parts: tuple[UserPart, ...], message_id: str, *, compact: bool = False
     ) -> StopReason:
-        from acp_server.turn import stream_turn
+        from acp_server.turn import after_turn, before_turn, stream_turn
 
+        hooks = None if compact else self._parts.hooks
+        if hooks is not None:
+            hooked = await before_turn(self, hooks, parts)
+            if hooked is None:  # refused by a hook, or cancelled meanwhile
+                return "cancelled" if self.cancellations != self.ticket else "end_turn"
+            parts = hooked
         if not compact:
             self._parts.checkpoints.begin_turn(_text_of(parts), message_id)
-        return await stream_turn(self, self._parts.checkpoints, parts, message_id, compact)
+        stop = await stream_turn(self, self._parts.checkpoints, parts, message_id, compact)
+        if hooks is not None and stop != "cancelled":
+            await after_turn(self, hooks, stop)
+        return stop
 
     async def _wait_until_ready(self) -> None:
         """The first turn's tools include every MCP server that starts within its connect

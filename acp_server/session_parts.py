@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.approval.permissions import Permissions
     from agent_core.checkpoints.session import Checkpoints
     from agent_core.events import NoticeRaised, UsageUpdated
+    from agent_core.hooks.runner import Hooks
     from agent_core.loop.agent import Agent
     from agent_core.mcp.pool import McpServers
     from agent_core.messages import Message
@@ -97,3 +98,4 @@ class SessionParts:
     maker: AgentMaker
     release: Callable[[], Awaitable[None]]  # its share of the process's language servers
     where: str | None = None  # where commands run, when not in the OS sandbox (a container)
+    hooks: Hooks | None = None  # the user's hooks, from config.toml

@@ -1,7 +1,8 @@
 """One agent turn, streamed: each event the agent yields goes to the editor as a
 ``session/update``; a tool call the turn leaves open is closed as failed (never left spinning);
 the workspace as the turn left it goes into the turn's checkpoint. ``session/cancel`` ends the
-turn at once, wherever it is.
+turn at once, wherever it is. Around it, the user's hooks: ``prompt_submitted`` before (it may
+add to the prompt or refuse it), ``turn_ended`` after.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from agent_core.events import (
 if TYPE_CHECKING:
     from acp_server.session import Session
     from agent_core.checkpoints.session import Checkpoints
+    from agent_core.hooks.runner import Hooks
     from agent_core.messages import UserPart
 
 INTERRUPTED = "Stopped: the turn ended."
@@ -84,6 +86,43 @@ async def _record_turn_end(
     finally:
         session.turn_scope = None
     return "The end of this turn's checkpoint was not recorded: the turn was cancelled.", False
+
+
+async def before_turn(
+    session: Session, hooks: Hooks, parts: tuple[UserPart, ...]
+) -> tuple[UserPart, ...] | None:
+    """The prompt as its ``prompt_submitted`` hooks leave it (what they print joins it), or
+    None when one refused it (the user is told why) or the user cancelled meanwhile."""
+    from agent_core.hooks.prompts import PromptVerdict, prompt_submitted
+    from agent_core.messages import TextPart
+
+    verdict = PromptVerdict()
+    text = " ".join(p.text for p in parts if isinstance(p, TextPart))
+    try:
+        with anyio.CancelScope() as scope:
+            session.watch(scope)
+            verdict = await prompt_submitted(hooks, text)
+    finally:
+        session.turn_scope = None
+    if scope.cancelled_caught:
+        return None
+    if verdict.refused is not None:
+        await session.report(NoticeRaised("warning", "Prompt refused by a hook", verdict.refused))
+        return None
+    return (*parts, TextPart(verdict.context)) if verdict.context else parts
+
+
+async def after_turn(session: Session, hooks: Hooks, stop: StopReason) -> None:
+    """The ``turn_ended`` hooks (not after a cancel: its answer waits for nothing); a cancel
+    while they run stops them, not the turn that ended."""
+    from agent_core.hooks.prompts import turn_ended
+
+    try:
+        with anyio.CancelScope() as scope:
+            session.watch(scope)
+            await turn_ended(hooks, stop)
+    finally:
+        session.turn_scope = None
 
 
 def _track(event: Event, unfinished: set[str]) -> None:

@@ -5,7 +5,7 @@ resume, fork). With ``cli``, the only place concrete classes are wired together.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from agent_core.diagnostics.pool import Launcher as StartServer
     from agent_core.diagnostics.pool import ServerPool
     from agent_core.execution.runner import ContainerRunner
+    from agent_core.hooks.runner import Hooks
+    from agent_core.hooks.settings import HookSettings
     from agent_core.loop.agent import Agent
     from agent_core.messages import ToolCallPart, ToolResultPart
     from agent_core.models.listing import ModelLists
@@ -60,6 +62,7 @@ def session_factory(
         wiring = _SessionWiring(
             connection, config.settings, store, setup, client, restored, servers, containers
         )
+        wiring.hooks = wiring.make_hooks(lambda: config.settings.hooks)  # follow config.toml
         session = Session(setup, wiring.parts(), store, config, lists, titled=restored.titled)
         wiring.session = session
         return session
@@ -233,7 +236,24 @@ class _SessionWiring:
             skills=self.skills if settings.skills.enabled else None,
         )
         self.session: Session | None = None  # what it was built for, once built
+        self.hooks: Hooks | None = None  # the user's hooks (``make_hooks``)
         self._told_container = False
+
+    def make_hooks(self, settings: Callable[[], HookSettings]) -> Hooks:
+        """The session's hooks, as ``settings`` gives them at each use; they run in the OS
+        sandbox of this machine, in a container session too (the container is for the
+        workspace's commands; a hook is the user's own)."""
+        from agent_core.hooks.runner import Hooks
+
+        return Hooks(
+            settings,
+            session_id=self.setup.session_id,
+            roots=self.setup.roots,
+            launcher=self.sandbox,
+            environment=self.environment,
+            report=self.report,
+            mode=lambda: self.permissions.mode,
+        )
 
     def _diagnostics(self, client: ClientInfo) -> Diagnostics | None:
         """The editor's diagnostics where it offers them, else Heron's language servers."""
@@ -298,6 +318,7 @@ class _SessionWiring:
             self,
             self.language_servers.close,
             self.where,
+            self.hooks,
         )
 
     def prepare(self) -> None:
@@ -349,6 +370,10 @@ class _SessionWiring:
             tools["skill"] = SkillTool(self.skills, self.settings.skills.max_chars)
         if self.settings.delegation.max_depth > 0:
             tools["delegate"] = self._delegate(dict(tools))
+        if self.hooks is not None:
+            from agent_core.hooks.tools import hooked
+
+            return hooked(tools, self.hooks)
         return tools
 
     def _script_host(self) -> ScriptHost | None:

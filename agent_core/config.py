@@ -30,6 +30,7 @@ from agent_core.delegation.settings import DelegationSettings, read_delegation
 from agent_core.diagnostics.settings import DiagnosticsSettings, read_diagnostics
 from agent_core.errors import ConfigError
 from agent_core.execution.settings import ExecutionSettings, read_execution
+from agent_core.hooks.settings import HookSettings, read_hooks
 from agent_core.mcp.servers import McpServerSpec
 from agent_core.mcp.settings import McpTimeouts, read_servers, read_timeouts
 from agent_core.memory.settings import MemorySettings, read_memory
@@ -74,6 +75,7 @@ class Settings(NamedTuple):
     user_instructions: tuple[Path, ...] = ()
     skills: SkillSettings = SkillSettings()
     web: WebSettings = WebSettings()
+    hooks: HookSettings = HookSettings()  # [[hooks.<event>]]: only ever from this file
     # The variables whose provider keys are ignored since an ACP `logout` (`ConfigWatch`):
     # set in the environment, read as if unset until the user logs in again.
     ignored_keys: tuple[str, ...] = ()
@@ -158,6 +160,7 @@ def load_settings(
         user_instructions=_user_instructions(home, _table(file, "instructions", "[instructions]")),
         skills=read_skills(_table(file, "skills", "[skills]")),
         web=read_web(_table(file, "web", "[web]"), env),
+        hooks=read_hooks(file.get("hooks", {})),  # a bad hook is left out, not the file
     )
 
 

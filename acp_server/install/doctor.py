@@ -46,6 +46,7 @@ def run_doctor(out: TextIO) -> int:
     _execution(settings, say)
     servers = ", ".join(s.name for s in settings.mcp_servers) or "none"
     say(NOTE, f"MCP servers from config.toml: {servers}")
+    _hooks(settings, say)
     _language_servers(settings, say)
     for editor in editors().values():
         _editor(editor, say)
@@ -75,6 +76,18 @@ def _providers(settings: Settings, say: Any) -> None:
     specs = configured(settings) if settings.has_credentials() else []
     for checked in anyio.run(check_all, settings, specs) if specs else ():
         say(OK if checked.ok else PROBLEM, f"{checked.spec}: {checked.said}")
+
+
+def _hooks(settings: Settings, say: Any) -> None:
+    """One line per hook config.toml adds, and one per hook table left out."""
+    hooks = settings.hooks
+    if not hooks.hooks and not hooks.problems:
+        say(NOTE, "hooks from config.toml: none")
+    for hook in hooks.hooks:
+        tools = f" (tools: {', '.join(hook.tools)})" if hook.tools else ""
+        say(NOTE, f"hook {hook.event}: {hook.name}{tools}, timeout {hook.timeout:g} s")
+    for problem in hooks.problems:
+        say(PROBLEM, f"hooks: {problem}; this hook is left out")
 
 
 def _storage(settings: Settings, say: Any) -> None:

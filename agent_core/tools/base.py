@@ -49,6 +49,17 @@ class FileTracker:
         return None
 
 
+class ChangeLog:
+    """The files one tool call wrote through the edit path, with the text it wrote: what
+    after-edit hooks are given, and what their changes are measured against."""
+
+    def __init__(self) -> None:
+        self.written: dict[Path, str] = {}
+
+    def wrote(self, path: Path, text: str) -> None:
+        self.written[path] = text
+
+
 @dataclass(frozen=True)
 class ToolContext:
     call_id: str
@@ -63,6 +74,7 @@ class ToolContext:
     spend: Spender | None = None  # the loop's: work a tool paid for (a subagent's requests)
     diagnostics: Diagnostics | None = None  # what edited files' language servers say
     questions: Questioner | None = None  # None: questions go to the user as the reply
+    changes: ChangeLog | None = None  # the running call's writes, when hooks follow them
 
     def path(self, raw: str) -> tuple[Path, bool]:
         """``raw`` resolved against the session's roots (symlinks too), and whether it is inside."""

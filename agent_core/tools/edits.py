@@ -44,6 +44,8 @@ async def propose_and_write(
     before = None if checks is None or old is None else await checks.source.findings(path, old)
     await context.workspace.write_text(path, new)
     context.files.saw(path, new)
+    if context.changes is not None:
+        context.changes.wrote(path, new)
     if checks is None:
         return ""
     said = checks.after_edit(context.shown(path), before, await checks.source.findings(path, new))
