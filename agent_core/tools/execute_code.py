@@ -40,6 +40,7 @@ from agent_core.events import (
 from agent_core.messages import ToolCallPart, ToolResultPart
 from agent_core.safety.policy import Script
 from agent_core.tools.base import Tool, ToolContext, arguments_schema, call_title
+from agent_core.tools.screen import plain_text
 
 RunTool = Callable[[ToolCallPart, ToolContext], Awaitable[ToolResultPart]]
 SCRIPTABLE = (
@@ -105,7 +106,7 @@ class ExecuteCode:
                 await calls.close_open()
         if result is None:
             raise ApprovalCancelled  # the user cancelled a question one of its calls asked
-        text = result.report(self._settings, interpreter)
+        text = plain_text(result.report(self._settings, interpreter))  # as a terminal shows it
         if result.status == "error" and (why := context.sandbox.refusal(result.stderr)):
             text += (
                 f"\nThe sandbox stopped it: {why}. Run that step with the terminal tool, which "
