@@ -273,6 +273,7 @@ class Session:
             if rewind is not None:
                 await self.rewind_now(*rewind)
             hooks.refresh_model(self)
+            await self._follow_tool_switches()
             self._parts.transcript.user_prompt(prompt.blocks, prompt.message_id)
             await self._tell_about_changed_instructions()
             await self._tell_about_prompt(prompt)
@@ -338,6 +339,13 @@ class Session:
         if not compact:
             self._parts.checkpoints.begin_turn(_text_of(parts), message_id)
         return await stream_turn(self, self._parts.checkpoints, parts, message_id, compact)
+
+    async def _follow_tool_switches(self) -> None:
+        """Tools switched on or off since the system prompt was made (the mode, ``[tools]`` in
+        config.toml): its guidance is made again; the tool list follows by itself."""
+        if self._parts.maker.tools_changed():
+            made = await anyio.to_thread.run_sync(self._parts.maker.system_prompt)
+            self.agent.replace_system_prompt(*made)
 
     async def _wait_until_ready(self) -> None:
         """The first turn's tools include every MCP server that starts within its connect

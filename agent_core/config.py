@@ -38,6 +38,7 @@ from agent_core.modes import MODES
 from agent_core.providers import ProviderSettings, read_providers, unconfigured
 from agent_core.safety.sandbox.settings import SandboxSettings, read_sandbox
 from agent_core.skills.settings import SkillSettings, read_skills
+from agent_core.tool_switches import ToolSwitches, read_tools
 from agent_core.web.settings import WebSettings, read_web
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class Settings(NamedTuple):
     user_instructions: tuple[Path, ...] = ()
     skills: SkillSettings = SkillSettings()
     web: WebSettings = WebSettings()
+    tools: ToolSwitches = ToolSwitches()  # [tools]: switched off, everywhere or in a mode
     # The variables whose provider keys are ignored since an ACP `logout` (`ConfigWatch`):
     # set in the environment, read as if unset until the user logs in again.
     ignored_keys: tuple[str, ...] = ()
@@ -158,6 +160,7 @@ def load_settings(
         user_instructions=_user_instructions(home, _table(file, "instructions", "[instructions]")),
         skills=read_skills(_table(file, "skills", "[skills]")),
         web=read_web(_table(file, "web", "[web]"), env),
+        tools=read_tools(_table(file, "tools", "[tools]")),
     )
 
 

@@ -74,13 +74,20 @@ class ExecuteCode:
     ) -> None:
         self._settings, self._environment = settings, environment
         self._host = host
-        self._tools = tools
+        self._tools = tools  # a live view: the tools switched off in the mode are not in it
         self._run_tool = run_tool
-        self._stubs = [
+
+    @property
+    def _stubs(self) -> list[StubTool]:
+        """The ``heron_tools`` functions: one per tool a script may call now."""
+        return [
             StubTool(name, tool.description, arguments_schema(tool.arguments))
-            for name, tool in sorted(tools.items())
+            for name, tool in sorted(self._tools.items())
         ]
-        self.description = _describe(self._stubs, self._settings)
+
+    @property
+    def description(self) -> str:
+        return _describe(self._stubs, self._settings)
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         return TITLE
