@@ -233,6 +233,7 @@ class _SessionWiring:
             memory=self.memory,
             skills=self.skills if settings.skills.enabled else None,
             switched_off=self.switched_off,
+            api=lambda spec: settings.provider(spec.partition(":")[0]).api,
         )
         self.session: Session | None = None  # what it was built for, once built
         self.config: ConfigWatch | None = None  # where [tools] is read again, once built

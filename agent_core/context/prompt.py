@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from agent_core.context.families import family_guidance
 from agent_core.context.files import (
     ContextFile,
     find_context_files,
@@ -84,11 +85,6 @@ SUBAGENT_GUIDANCE: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset(), "- Cite files with paths and line numbers in your report."),
     TOOL_GUIDANCE[-1],
 )
-FAMILY_GUIDANCE = {
-    "anthropic": "Think before complex changes; keep answers short and concrete.",
-    "openai": "Be concise. Use the tools rather than guessing file contents.",
-    "openai-chat": "Call tools with valid JSON arguments. Keep answers short.",
-}
 
 
 @dataclass(frozen=True)
@@ -116,13 +112,15 @@ def build_system_prompt(
     memory: str = "",
     skills: Sequence[Skill] | None = None,
     switched_off: Collection[str] = (),
+    api: str = "",
 ) -> SystemPrompt:
     """``editor``: the editor's own system prompt as (mode, text); ``override`` replaces Heron's
     identity and guidance, ``append`` comes last. A ``subagent``'s prompt has its own identity
     and guidance, and the project's instructions, but not the editor's prompt. ``user_files``:
     the user's own instructions, before the project's; ``memory``: the memory snapshot;
     ``skills``: the ones to list (None: skills are off, the section is left out);
-    ``switched_off``: the tools the model lacks, whose guidance is left out."""
+    ``switched_off``: the tools the model lacks, whose guidance is left out; ``api``: the API
+    ``model``'s provider speaks ("": its name), for the guidance by family and API."""
     mine = user_context_files(user_files)
     files = find_context_files(environment.cwd)
     if subagent:
@@ -131,7 +129,7 @@ def build_system_prompt(
         sections = [editor[1]]
     else:
         sections = [IDENTITY, tool_guidance(TOOL_GUIDANCE, switched_off)]
-        if guidance := FAMILY_GUIDANCE.get(model.partition(":")[0]):
+        if guidance := family_guidance(model, api):
             sections.append(guidance)
     if instructions := render_context_files(mine, tag="user-instructions"):
         sections.append(
