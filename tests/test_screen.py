@@ -45,6 +45,9 @@ ESC = "\x1b"
         ("x\x1b[5Cy", "x     y"),
         ("abc\x1b[2D\x1b[1K!", " !c"),
         ("\x1b[10Aup\n", "up\n"),
+        ("top\n\x1b[5Bdown", "top\ndown"),  # a move down adds no line
+        ("a\nb\nc\x1b7\x1b[2F\x1b[J\x1b8!", " !"),  # restored below what was erased
+        ("x\x1b[999999999Cy\x1b[999999999;999999999Hz", "x" + " " * 255 + "yz"),
         # cut short: no escape bytes survive
         ("text\x1b[3", "text"),
         ("text\x1b]0;title without end", "text"),
@@ -70,6 +73,8 @@ def test_thirty_kilobytes_of_coloured_progress_output_take_little_time() -> None
     started = time.perf_counter()
     cleaned = plain_text(raw)
     plain_text(broken)
+    moved = plain_text("\x1b[99999999C.\x1b[99999999B" * 2_000)  # moves stop at the edges
     elapsed = time.perf_counter() - started
     assert "\x1b" not in cleaned and cleaned.startswith("x" + "." * 19)
+    assert len(moved) < 3_000
     assert elapsed < 2.0  # generous: a linear pass takes a few ms

@@ -26,6 +26,7 @@ _STRING_END = re.compile(r"\x07|\x1b\\|\x9c")  # BEL or ST ends OSC, DCS, SOS, P
 _CUT_SHORT = re.compile(r"[\x20-\x3f]*\Z")  # a CSI the output ends inside
 _STRINGS = frozenset("]PX^_")  # ESC ] is OSC, ESC P is DCS, ...
 _C1_STRINGS = frozenset("\x9d\x90\x98\x9e\x9f")
+WIDTH = 256  # how far past a line's end the cursor may go: wider than any terminal
 
 
 def plain_text(raw: str) -> str:
@@ -100,8 +101,9 @@ class _Screen:
 
     def control(self, char: str) -> None:
         if char == "\n":
-            self.move(rows=1)
-            self.column = 0
+            self.row, self.column = self.row + 1, 0
+            if self.row == len(self.lines):
+                self.lines.append([])
         elif char == "\r":
             self.column = 0
         elif char == "\b":
@@ -109,16 +111,20 @@ class _Screen:
         # any other control character shows nothing
 
     def move(self, *, rows: int = 0, columns: int = 0) -> None:
-        self.row = max(self.row + rows, 0)
-        self.column = max(self.column + columns, 0)
-        while self.row >= len(self.lines):
-            self.lines.append([])
+        """Never below the last line (only a newline adds one) nor far past the end of the
+        line (a terminal stops at its width): what a move costs is bounded."""
+        self.row = min(max(self.row + rows, 0), len(self.lines) - 1)
+        self.to_column(self.column + columns)
+
+    def to_column(self, column: int) -> None:
+        self.column = min(max(column, 0), max(len(self.lines[self.row]), WIDTH))
 
     def save(self) -> None:
         self.saved = (self.row, self.column)
 
     def restore(self) -> None:
-        self.row, self.column = self.saved
+        self.row = min(self.saved[0], len(self.lines) - 1)  # lines below may be erased since
+        self.to_column(self.saved[1])
 
     def csi(self, parameters: str, final: str) -> None:
         if parameters.startswith(("?", ">", "<", "=")):
@@ -131,9 +137,9 @@ class _Screen:
             if first_column:
                 self.column = 0
         elif final == "G" or final == "`":
-            self.column = count - 1
+            self.to_column(count - 1)
         elif final in "Hf":  # the row is the screen's, unknown here: the column is kept
-            self.column = max(numbers[1], 1) - 1 if len(numbers) > 1 else 0
+            self.to_column(max(numbers[1], 1) - 1 if len(numbers) > 1 else 0)
         elif final == "K":
             self.erase_line(numbers[0])
         elif final == "J" and numbers[0] == 0:
