@@ -273,6 +273,7 @@ class Session:
             if rewind is not None:
                 await self.rewind_now(*rewind)
             hooks.refresh_model(self)
+            await self._follow_tool_switches()
             self._parts.transcript.user_prompt(prompt.blocks, prompt.message_id)
             await self._tell_about_changed_instructions()
             await self._tell_about_prompt(prompt)
@@ -347,6 +348,13 @@ class Session:
         if hooks is not None and stop != "cancelled":
             await after_turn(self, hooks, stop)
         return stop
+
+    async def _follow_tool_switches(self) -> None:
+        """Tools switched on or off since the system prompt was made (the mode, ``[tools]`` in
+        config.toml): its guidance is made again; the tool list follows by itself."""
+        if self._parts.maker.tools_changed():
+            made = await anyio.to_thread.run_sync(self._parts.maker.system_prompt)
+            self.agent.replace_system_prompt(*made)
 
     async def _wait_until_ready(self) -> None:
         """The first turn's tools include every MCP server that starts within its connect

@@ -73,12 +73,14 @@ Save = Callable[["Sequence[Message]", bool], Awaitable[None]]  # (messages, repl
 
 class AgentMaker(Protocol):
     """How a session's agent is made (``wiring``): its system prompt as the workspace is now
-    (blocking: files are read, git is asked), the agent itself, and what the first prompt needs
-    made ahead (blocking)."""
+    (blocking: files are read, git is asked), the agent itself, what the first prompt needs
+    made ahead (blocking), and whether the tools switched off changed since the prompt was
+    made."""
 
     def system_prompt(self) -> SystemPrompt: ...
     def make_agent(self, prompt: SystemPrompt, save: Save) -> Agent: ...
     def prepare(self) -> None: ...
+    def tools_changed(self) -> bool: ...
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ def session_factory(
             connection, config.settings, store, setup, client, restored, servers, containers
         )
         wiring.hooks = wiring.make_hooks(lambda: config.settings.hooks)  # follow config.toml
+        wiring.config = config  # [tools] switches follow config.toml from prompt to prompt
         session = Session(setup, wiring.parts(), store, config, lists, titled=restored.titled)
         wiring.session = session
         return session
@@ -234,9 +235,14 @@ class _SessionWiring:
             user_files=settings.user_instructions,
             memory=self.memory,
             skills=self.skills if settings.skills.enabled else None,
+            switched_off=self.switched_off,
+            api=lambda spec: settings.provider(spec.partition(":")[0]).api,
         )
         self.session: Session | None = None  # what it was built for, once built
         self.hooks: Hooks | None = None  # the user's hooks (``make_hooks``)
+        self.config: ConfigWatch | None = None  # where [tools] is read again, once built
+        self._switches = settings.tools
+        self._prompted_off: frozenset[str] | None = None  # as the system prompt was made
         self._told_container = False
 
     def make_hooks(self, settings: Callable[[], HookSettings]) -> Hooks:
@@ -334,7 +340,20 @@ class _SessionWiring:
         await self.session.mode_changed(mode)
 
     def system_prompt(self) -> SystemPrompt:
+        self._prompted_off = self.switched_off()
         return self.prompts.system_prompt()
+
+    def switched_off(self) -> frozenset[str]:
+        """The tools off now: ``[tools]`` as config.toml says it (a file being edited keeps the
+        last good reading), in the session's mode."""
+        if self.config is not None and self.config.problem is None:
+            self._switches = self.config.settings.tools
+        return self._switches.off(self.permissions.mode)
+
+    def tools_changed(self) -> bool:
+        """Whether the tools switched off differ from the system prompt's (a mode switch, an
+        edit of ``[tools]``): its guidance is made again."""
+        return self._prompted_off is not None and self.switched_off() != self._prompted_off
 
     def skills(self) -> Catalog:
         """The skills on disk now, from the folders the settings name."""
@@ -342,16 +361,21 @@ class _SessionWiring:
 
         return skills_on_disk(self.settings.skills, self.setup.cwd, self.settings.home)
 
-    def toolset(self) -> dict[str, Tool]:
+    def toolset(self) -> Mapping[str, Tool]:
         """Heron's tools, the MCP servers' tools, ``execute_code`` over the ones a script
         may call (the file, search and web tools, foreground commands, read-only MCP tools), and
-        ``delegate``, whose subagents get some of the others."""
+        ``delegate``, whose subagents get some of the others; each a live view without the
+        tools switched off now (``[tools]``, in the session's mode)."""
         from agent_core.loop.execution import execute
         from agent_core.tools import default_toolset
         from agent_core.tools.execute_code import SCRIPTABLE, ExecuteCode
+        from agent_core.tools.switched import SwitchedTools
 
         tools = {**default_toolset(self.settings.web), **self.mcp.tools()}
-        scriptable = {name: tools[name] for name in SCRIPTABLE} | self.mcp.tools(read_only=True)
+        scriptable = SwitchedTools(
+            {name: tools[name] for name in SCRIPTABLE} | self.mcp.tools(read_only=True),
+            self.switched_off,
+        )
 
         async def run_tool(call: ToolCallPart, context: ToolContext) -> ToolResultPart:
             return await execute(call, scriptable, context, images=False)
@@ -369,12 +393,12 @@ class _SessionWiring:
 
             tools["skill"] = SkillTool(self.skills, self.settings.skills.max_chars)
         if self.settings.delegation.max_depth > 0:
-            tools["delegate"] = self._delegate(dict(tools))
+            tools["delegate"] = self._delegate(SwitchedTools(dict(tools), self.switched_off))
         if self.hooks is not None:
             from agent_core.hooks.tools import hooked
 
-            return hooked(tools, self.hooks)
-        return tools
+            tools = hooked(tools, self.hooks)
+        return SwitchedTools(tools, self.switched_off)
 
     def _script_host(self) -> ScriptHost | None:
         """Where execute_code's scripts run when not here: the session's container."""
@@ -384,7 +408,7 @@ class _SessionWiring:
 
         return ScriptHost(self.container, self.container.scripts)
 
-    def _delegate(self, tools: dict[str, Tool]) -> Tool:
+    def _delegate(self, tools: Mapping[str, Tool]) -> Tool:
         from agent_core.delegation.tool import Delegate, Subagents
         from agent_core.models.registry import create_model
 

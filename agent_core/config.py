@@ -39,6 +39,7 @@ from agent_core.modes import MODES
 from agent_core.providers import ProviderSettings, read_providers, unconfigured
 from agent_core.safety.sandbox.settings import SandboxSettings, read_sandbox
 from agent_core.skills.settings import SkillSettings, read_skills
+from agent_core.tool_switches import ToolSwitches, read_tools
 from agent_core.web.settings import WebSettings, read_web
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ class Settings(NamedTuple):
     skills: SkillSettings = SkillSettings()
     web: WebSettings = WebSettings()
     hooks: HookSettings = HookSettings()  # [[hooks.<event>]]: only ever from this file
+    tools: ToolSwitches = ToolSwitches()  # [tools]: switched off, everywhere or in a mode
     # The variables whose provider keys are ignored since an ACP `logout` (`ConfigWatch`):
     # set in the environment, read as if unset until the user logs in again.
     ignored_keys: tuple[str, ...] = ()
@@ -161,6 +163,7 @@ def load_settings(
         skills=read_skills(_table(file, "skills", "[skills]")),
         web=read_web(_table(file, "web", "[web]"), env),
         hooks=read_hooks(file.get("hooks", {})),  # a bad hook is left out, not the file
+        tools=read_tools(_table(file, "tools", "[tools]")),
     )
 
 

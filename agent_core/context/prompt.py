@@ -9,11 +9,12 @@ provider prompt caches keep hitting turn after turn.
 from __future__ import annotations
 
 import platform
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from agent_core.context.families import family_guidance
 from agent_core.context.files import (
     ContextFile,
     find_context_files,
@@ -28,21 +29,45 @@ IDENTITY = (
     "engineering tasks in the user's workspace: read before you change, make focused edits, "
     "and explain briefly what you did."
 )
-TOOL_GUIDANCE = (
-    "# Working with tools\n"
-    "- Look before you act: find_files and search to orient yourself, read_file before editing.\n"
-    "- Prefer edit_file with small, exact replacements; write_file for new files.\n"
-    "- Every edit and command is shown to the user, who may reject it: when they do, adjust.\n"
-    "- When only the user can settle a choice that matters, ask with clarify instead of "
-    "guessing; never ask what the tools can tell you.\n"
-    "- Use todo to plan multi-step work and keep the plan current.\n"
-    "- Run the project's tests or checks with terminal after changing code, when there are any.\n"
-    "- For work of many steps over many files, write one execute_code script that calls the "
-    "tools and prints a short summary, instead of many separate calls.\n"
-    "- Hand exploration of a large codebase, broad searches and reviews to subagents with "
-    "delegate (several at once for independent questions); only their reports enter this "
-    "conversation.\n"
-    "- Paths are relative to the workspace root unless absolute."
+# The guidance on tools, a line per row, each with the tools it names: a line whose tool is
+# switched off (``[tools]`` in config.toml) is left out, never telling the model of a tool it lacks.
+TOOL_GUIDANCE: tuple[tuple[frozenset[str], str], ...] = (
+    (
+        frozenset({"find_files", "search", "read_file"}),
+        "- Look before you act: find_files and search to orient yourself, read_file before "
+        "editing.",
+    ),
+    (
+        frozenset({"edit_file", "write_file"}),
+        "- Prefer edit_file with small, exact replacements; write_file for new files.",
+    ),
+    (
+        frozenset(),
+        "- Every edit and command is shown to the user, who may reject it: when they do, adjust.",
+    ),
+    (
+        frozenset({"clarify"}),
+        "- When only the user can settle a choice that matters, ask with clarify instead of "
+        "guessing; never ask what the tools can tell you.",
+    ),
+    (frozenset({"todo"}), "- Use todo to plan multi-step work and keep the plan current."),
+    (
+        frozenset({"terminal"}),
+        "- Run the project's tests or checks with terminal after changing code, when there are "
+        "any.",
+    ),
+    (
+        frozenset({"execute_code"}),
+        "- For work of many steps over many files, write one execute_code script that calls the "
+        "tools and prints a short summary, instead of many separate calls.",
+    ),
+    (
+        frozenset({"delegate"}),
+        "- Hand exploration of a large codebase, broad searches and reviews to subagents with "
+        "delegate (several at once for independent questions); only their reports enter this "
+        "conversation.",
+    ),
+    (frozenset(), "- Paths are relative to the workspace root unless absolute."),
 )
 SUBAGENT_IDENTITY = (
     "You are a subagent of Heron, a coding agent working inside the user's editor. Another "
@@ -51,18 +76,15 @@ SUBAGENT_IDENTITY = (
     "changes as usual, but cannot answer questions: where something is unclear, choose the "
     "safe reading and say so in the report."
 )
-SUBAGENT_GUIDANCE = (
-    "# Working with tools\n"
-    "- Look before you act: find_files and search to orient yourself, read_file before editing.\n"
-    "- Stay within your task; do not change what it does not ask you to change.\n"
-    "- Cite files with paths and line numbers in your report.\n"
-    "- Paths are relative to the workspace root unless absolute."
+SUBAGENT_GUIDANCE: tuple[tuple[frozenset[str], str], ...] = (
+    TOOL_GUIDANCE[0],
+    (
+        frozenset(),
+        "- Stay within your task; do not change what it does not ask you to change.",
+    ),
+    (frozenset(), "- Cite files with paths and line numbers in your report."),
+    TOOL_GUIDANCE[-1],
 )
-FAMILY_GUIDANCE = {
-    "anthropic": "Think before complex changes; keep answers short and concrete.",
-    "openai": "Be concise. Use the tools rather than guessing file contents.",
-    "openai-chat": "Call tools with valid JSON arguments. Keep answers short.",
-}
 
 
 @dataclass(frozen=True)
@@ -89,21 +111,25 @@ def build_system_prompt(
     user_files: Sequence[Path] = (),
     memory: str = "",
     skills: Sequence[Skill] | None = None,
+    switched_off: Collection[str] = (),
+    api: str = "",
 ) -> SystemPrompt:
     """``editor``: the editor's own system prompt as (mode, text); ``override`` replaces Heron's
     identity and guidance, ``append`` comes last. A ``subagent``'s prompt has its own identity
     and guidance, and the project's instructions, but not the editor's prompt. ``user_files``:
     the user's own instructions, before the project's; ``memory``: the memory snapshot;
-    ``skills``: the ones to list (None: skills are off, the section is left out)."""
+    ``skills``: the ones to list (None: skills are off, the section is left out);
+    ``switched_off``: the tools the model lacks, whose guidance is left out; ``api``: the API
+    ``model``'s provider speaks ("": its name), for the guidance by family and API."""
     mine = user_context_files(user_files)
     files = find_context_files(environment.cwd)
     if subagent:
-        sections, editor = [SUBAGENT_IDENTITY, SUBAGENT_GUIDANCE], None
+        sections, editor = [SUBAGENT_IDENTITY, tool_guidance(SUBAGENT_GUIDANCE, switched_off)], None
     elif editor is not None and editor[0] == "override":
         sections = [editor[1]]
     else:
-        sections = [IDENTITY, TOOL_GUIDANCE]
-        if guidance := FAMILY_GUIDANCE.get(model.partition(":")[0]):
+        sections = [IDENTITY, tool_guidance(TOOL_GUIDANCE, switched_off)]
+        if guidance := family_guidance(model, api):
             sections.append(guidance)
     if instructions := render_context_files(mine, tag="user-instructions"):
         sections.append(
@@ -126,6 +152,12 @@ def build_system_prompt(
     if editor is not None and editor[0] == "append":
         sections.append("# Instructions from the editor\n" + editor[1])
     return SystemPrompt("\n\n".join(sections) + "\n", (*mine, *files))
+
+
+def tool_guidance(rows: Sequence[tuple[frozenset[str], str]], switched_off: Collection[str]) -> str:
+    """The guidance section: the lines whose tools are all on."""
+    off = frozenset(switched_off)
+    return "\n".join(["# Working with tools", *(line for needs, line in rows if not needs & off)])
 
 
 def _environment(environment: Environment) -> str:

@@ -8,7 +8,7 @@ first prompt does not wait for it; ``/reload`` finds it again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -40,11 +40,14 @@ class SessionPrompts:
         user_files: Sequence[Path] = (),  # the user's own instruction files
         memory: Remembered | None = None,  # None: memory is off
         skills: Callable[[], Catalog] | None = None,  # the skills on disk now; None: off
+        switched_off: Callable[[], Collection[str]] = frozenset,  # the tools off now ([tools])
+        api: Callable[[str], str] = lambda spec: "",  # the API a model spec's provider speaks
     ) -> None:
         self.cwd, self.additional = roots[0], tuple(roots[1:])
         self.shell, self.model, self.repository = shell, model, repository
         self.editor, self.user_files = editor, tuple(user_files)
         self.memory, self.skills = memory, skills
+        self.switched_off, self.api = switched_off, api
         self._ahead: str | None = None  # git's view, found ahead for the first prompt
         self._prompted = False  # the first system prompt has been made
         self._seen: str | None = None  # git's view as the last prompt saw it
@@ -61,13 +64,16 @@ class SessionPrompts:
         self._prompted = True
         memory, forgotten = self.memory.snapshot() if self.memory else ("", [])
         skills = self.skills() if self.skills is not None else None
+        model = self.model()
         prompt = build_system_prompt(
             self._environment(found),
-            self.model(),
+            model,
             self.editor,
             user_files=self.user_files,
             memory=memory,
             skills=None if skills is None else skills.skills,
+            switched_off=self.switched_off(),
+            api=self.api(model),
         )
         left_out = [(f.path, f.blocked) for f in prompt.context_files if f.blocked]
         notices = [
@@ -84,7 +90,11 @@ class SessionPrompts:
         session's prompt last saw it."""
         environment = self._environment(self._seen)
         return build_system_prompt(
-            environment, self.model(), subagent=True, user_files=self.user_files
+            environment,
+            self.model(),
+            subagent=True,
+            user_files=self.user_files,
+            switched_off=self.switched_off(),
         ).text
 
     def _environment(self, repository: str | None) -> Environment:

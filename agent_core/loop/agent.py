@@ -76,7 +76,6 @@ class Agent:
         self.reasoning_effort = reasoning_effort  # the user may change it between turns
         self._runner = ToolRunner(tools, replace(tool_context, spend=self._spend))
         self._finish: StopReason = "end_turn"  # how the last response ended
-        self._specs = tool_specs(tools)
 
     @property
     def history(self) -> tuple[Message, ...]:
@@ -224,7 +223,7 @@ class Agent:
         request = ModelRequest(
             self._system,
             self._history.messages,
-            self._specs,
+            tool_specs(self._tools),  # each request's: tools may be switched off in a mode
             reasoning_effort=self.reasoning_effort,
             note=note,
             tool_choice=tool_choice,

@@ -40,6 +40,7 @@ from agent_core.events import (
 from agent_core.messages import ToolCallPart, ToolResultPart
 from agent_core.safety.policy import Script
 from agent_core.tools.base import Tool, ToolContext, arguments_schema, call_title
+from agent_core.tools.screen import plain_text
 
 RunTool = Callable[[ToolCallPart, ToolContext], Awaitable[ToolResultPart]]
 SCRIPTABLE = (
@@ -73,13 +74,20 @@ class ExecuteCode:
     ) -> None:
         self._settings, self._environment = settings, environment
         self._host = host
-        self._tools = tools
+        self._tools = tools  # a live view: the tools switched off in the mode are not in it
         self._run_tool = run_tool
-        self._stubs = [
+
+    @property
+    def _stubs(self) -> list[StubTool]:
+        """The ``heron_tools`` functions: one per tool a script may call now."""
+        return [
             StubTool(name, tool.description, arguments_schema(tool.arguments))
-            for name, tool in sorted(tools.items())
+            for name, tool in sorted(self._tools.items())
         ]
-        self.description = _describe(self._stubs, self._settings)
+
+    @property
+    def description(self) -> str:
+        return _describe(self._stubs, self._settings)
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         return TITLE
@@ -105,7 +113,7 @@ class ExecuteCode:
                 await calls.close_open()
         if result is None:
             raise ApprovalCancelled  # the user cancelled a question one of its calls asked
-        text = result.report(self._settings, interpreter)
+        text = plain_text(result.report(self._settings, interpreter))  # as a terminal shows it
         if result.status == "error" and (why := context.sandbox.refusal(result.stderr)):
             text += (
                 f"\nThe sandbox stopped it: {why}. Run that step with the terminal tool, which "

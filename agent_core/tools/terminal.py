@@ -138,6 +138,10 @@ class ManageProcess:
 
 
 def describe(result: CommandResult, time_limit: int | None) -> str:
+    """What the model reads of a command: its status, then its output as the terminal shows it
+    (``screen.plain_text``: no escape sequences, redraws settled), which the store keeps too."""
+    from agent_core.tools.screen import plain_text
+
     if result.running:
         status = "still running"
     elif result.timed_out:
@@ -147,4 +151,4 @@ def describe(result: CommandResult, time_limit: int | None) -> str:
     else:
         status = f"exit code {result.exit_code}"
     cut = "(output cut: showing the end)\n" if result.truncated else ""
-    return f"{status}\n{cut}{result.output.rstrip() or '(no output)'}"
+    return f"{status}\n{cut}{plain_text(result.output).rstrip() or '(no output)'}"
