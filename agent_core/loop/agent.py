@@ -76,6 +76,7 @@ class Agent:
         self.reasoning_effort = reasoning_effort  # the user may change it between turns
         self._runner = ToolRunner(tools, replace(tool_context, spend=self._spend))
         self._finish: StopReason = "end_turn"  # how the last response ended
+        tool_specs(tools)  # each tool's schema built now (cached), not in the first request
 
     @property
     def history(self) -> tuple[Message, ...]:
