@@ -236,7 +236,6 @@ class Terminals:
     async def start(
         self, process_id: str, argv: Sequence[str], *, cwd: Path, output_limit: int
     ) -> None:
-        """Started, and given a moment to print its first prompt (``output`` shows it)."""
         self._running[process_id] = await PtyProcess.spawn(
             argv, cwd=cwd, environment=self._environment, limit=output_limit
         )

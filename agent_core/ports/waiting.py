@@ -6,10 +6,10 @@ process of that group ``/proc/<pid>/syscall``: blocked in ``read`` on a terminal
 (a script's ``input()``, ``read`` in a shell, ``cat``), or in ``poll``/``select``/``epoll``
 with the terminal as its stdin (a line editor: Python's REPL, node, a prompt library). A
 shell waiting for its child (``wait4``) counts for nothing either way; a process running, or
-blocked in anything else (``sleep``, a socket, a disk), means not waiting. Checked here as
-root and as an unprivileged user under bubblewrap (``--unshare-pid``, a user namespace): the
-processes are Heron's descendants, so ``syscall`` and ``fd/`` are readable with Yama's default
-``ptrace_scope`` of 1.
+blocked in anything else (``sleep``, a socket, a disk), means not waiting. Checked on Linux
+6.18 (x86_64) as root and as an unprivileged user under bubblewrap (``--unshare-pid``, in a
+user namespace): ``syscall``, ``wchan`` and ``fd/`` of the sandboxed processes are readable by
+their owner; with Yama's ``ptrace_scope`` of 1 they stay readable, being Heron's descendants.
 
 Where ``syscall`` cannot be read (an architecture missing from the table, a stricter
 ``ptrace_scope``), ``/proc/<pid>/wchan`` stands in (``wait_woken``: a terminal read; the poll

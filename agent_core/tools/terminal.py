@@ -27,6 +27,9 @@ from agent_core.tools.base import ToolContext
 
 OUTPUT_LIMIT = 30_000
 SHELL = "/bin/sh"
+# In front of a command that is not interactive: its stdin closed, whichever runner runs it (an
+# editor's terminal may hand it a terminal nobody types into). ``$0 "$@"`` is the shell after it.
+STDIN_CLOSED = (SHELL, "-c", 'exec "$0" "$@" </dev/null')
 
 
 class TerminalArguments(BaseModel):
@@ -65,11 +68,12 @@ class RunCommand:
 
     def title(self, arguments: Mapping[str, Any]) -> str:
         command = str(arguments.get("command", ""))
-        return f"Run `{command}`" if command else "Run a command"
+        how = " interactively" if arguments.get("interactive") else ""
+        return f"Run `{command}`{how}" if command else "Run a command"
 
     async def run(self, arguments: TerminalArguments, context: ToolContext) -> str:
         command = arguments.command
-        title = self.title({"command": command})
+        title = self.title({"command": command, "interactive": arguments.interactive})
         shown = (TextContent(f"$ {command}"),)
         if notice := context.sandbox.notice():  # before any question: it explains them
             await context.report(NoticeRaised("warning", "Commands run without a sandbox", notice))
@@ -79,6 +83,7 @@ class RunCommand:
         shell = [SHELL, "-c", command]
         if arguments.interactive:
             return await _start_interactive(shell, writable, context)
+        shell = [*STDIN_CLOSED, *shell]
         if arguments.background:
             launch = context.sandbox.launch(shell, writable=writable)  # released with the session
             process_id = await context.runner.start(
