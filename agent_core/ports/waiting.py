@@ -56,16 +56,33 @@ def waiting_for_input(master: int) -> bool | None:
 
 
 def _members(group: int) -> list[int]:
-    """The processes of process group ``group`` (field 5 of ``stat``)."""
+    """The live processes of process group ``group`` (field 5 of ``stat``): looked for among
+    the leader's descendants (a few files), or in all of ``/proc`` once the leader is gone."""
+    try:
+        candidates = _family(group)
+    except OSError:
+        candidates = [int(e.name) for e in PROC.iterdir() if e.name.isdigit()]
     found: list[int] = []
-    for entry in PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
+    for pid in candidates:
         with suppress(OSError, IndexError, ValueError):  # gone while we looked
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
             if int(fields[2]) == group and fields[0] not in ("Z", "X"):
-                found.append(int(entry.name))
+                found.append(pid)
     return found
+
+
+def _family(pid: int) -> list[int]:
+    """``pid`` and its descendants, through ``task/<tid>/children`` (OSError: ``pid`` is gone
+    or the kernel does not list children)."""
+    family, queue = [pid], [pid]
+    while queue:
+        parent = queue.pop()
+        for task in (PROC / str(parent) / "task").iterdir():
+            with suppress(OSError, ValueError):
+                children = [int(c) for c in (task / "children").read_text().split()]
+                family += children
+                queue += children
+    return family
 
 
 def _seen(pid: int) -> Seen:
