@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from agent_core.config import Settings
 from agent_core.errors import ConfigError
+from agent_core.ports.unattended import unattended
 
 if TYPE_CHECKING:
     from agent_core.execution.container import Container
@@ -75,6 +76,6 @@ class WorkspaceContainers:
 
 def command_environment(environment: Mapping[str, str]) -> dict[str, str]:
     """What commands in a container are given of Heron's environment: the locale, nothing else
-    (the image says the rest: PATH, HOME)."""
+    (the image says the rest: PATH, HOME); and ``ports.unattended``'s table, as everywhere."""
     chosen = {k: v for k, v in environment.items() if k == "LANG" or k.startswith("LC_")}
-    return {**chosen, "TERM": "dumb"}
+    return unattended({**chosen, "TERM": "dumb"})

@@ -108,6 +108,7 @@ class _SessionWiring:
         from agent_core.memory.notes import memory_of
         from agent_core.models.registry import create_model
         from agent_core.ports.runner import LocalRunner
+        from agent_core.ports.unattended import unattended
         from agent_core.safety.git import HardenedGit
         from agent_core.safety.sandbox.confinement import Confinement
         from agent_core.safety.sandbox.detect import detect
@@ -167,10 +168,15 @@ class _SessionWiring:
         self.questions = EditorQuestioner(
             connection, setup.session_id, elicitation=client.can("elicitation", "form")
         )
+        commands = unattended(environment.kept)  # what commands see: nothing waits for a person
         self.runner = (
             self.container
-            or (EditorTerminal(connection, setup.session_id) if client.can("terminal") else None)
-            or LocalRunner(environment.kept)
+            or (
+                EditorTerminal(connection, setup.session_id, commands)
+                if client.can("terminal")
+                else None
+            )
+            or LocalRunner(commands)
         )
         confine_servers = settings.sandbox.mcp_servers and self.sandbox.active
         self.mcp = McpServers(
@@ -183,7 +189,7 @@ class _SessionWiring:
             Timeouts(settings.mcp_connect_timeout, settings.mcp_call_timeout),
             self.report,
         )
-        self.environment = environment.kept
+        self.environment = commands  # execute_code's scripts are commands too
         self.workspace = EditorWorkspace(
             connection,
             setup.session_id,

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-HIDDEN = {"terminal": {"background"}}  # scripts run commands in the foreground only
+HIDDEN = {"terminal": {"background", "interactive"}}  # scripts run commands in the foreground
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,14 @@ class ContainerRunner:
         await self.server()
         return self._container.spec.scripts, SCRIPTS_DIR
 
-    async def start(self, argv: Sequence[str], *, cwd: Path, output_limit: int) -> str:
+    async def start(
+        self, argv: Sequence[str], *, cwd: Path, output_limit: int, interactive: bool = False
+    ) -> str:
+        if interactive:  # the command server runs commands on pipes; no terminal to hand out
+            raise ToolError(
+                "Interactive programs are not offered in the container: run the command with "
+                "its flags for answers (--yes, -m ...) or with the answers piped in."
+            )
         _server, job = await self._start(argv, cwd, output_limit)
         process_id = f"bg-{next(self._ids)}"
         self._background[process_id] = job
@@ -182,6 +189,10 @@ class ContainerRunner:
             self._server.poll(job)
         job.read()
         return job.result()
+
+    async def send(self, process_id: str, data: bytes) -> CommandResult:
+        self._get(process_id)  # unknown: says which ones run
+        raise ToolError(f"{process_id} was not started with interactive=true: it takes no input.")
 
     async def kill(self, process_id: str) -> CommandResult:
         job = self._get(process_id)

@@ -3,45 +3,36 @@ in their own process group (the other runner is the editor's terminal, ``EditorT
 
 A runner runs a command line it is given whole (``argv``: the sandbox launcher, the shell and
 the command, as ``safety.sandbox`` built it). A foreground ``run`` waits up to a timeout;
-``start``/``output``/``kill`` manage background processes. Whatever happens (timeout, cancel,
-session end), the whole process group is killed: SIGTERM, a grace period, then SIGKILL. Output
-is capped, keeping the end (the part that usually says what went wrong).
+``start``/``output``/``kill`` manage background processes; an interactive one
+(``start(..., interactive=True)``) runs in a pseudo-terminal of its own and takes input through
+``send`` (``ports.pty_process``). Whatever happens (timeout, cancel, session end), the whole
+process group is killed (``ports.groups``): SIGTERM, a grace period, then SIGKILL. Output is
+capped, keeping the end (the part that usually says what went wrong).
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-import signal
 import subprocess
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 import anyio
 import anyio.abc
 
 from agent_core.errors import ToolError
+from agent_core.ports.groups import exited, signal_group, terminate_group
+from agent_core.ports.results import CommandResult, command_result
+
+if TYPE_CHECKING:
+    from agent_core.ports.pty_process import Terminals
 
 KILL_GRACE_S = 2.0
-EXIT_POLL_S = 0.02
 Started = Callable[[str | None], Awaitable[None]]  # told the editor terminal id, if any
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    output: str
-    exit_code: int | None  # None while running, or when killed by a signal
-    signal: str | None = None
-    truncated: bool = False
-    timed_out: bool = False
-
-    @property
-    def running(self) -> bool:
-        return self.exit_code is None and self.signal is None
 
 
 class CommandRunner(Protocol):
@@ -54,8 +45,22 @@ class CommandRunner(Protocol):
         output_limit: int,
         started: Started,
     ) -> CommandResult: ...
-    async def start(self, argv: Sequence[str], *, cwd: Path, output_limit: int) -> str: ...
-    async def output(self, process_id: str) -> CommandResult: ...
+    async def start(
+        self, argv: Sequence[str], *, cwd: Path, output_limit: int, interactive: bool = False
+    ) -> str:
+        """A background process's id. ``interactive``: in a pseudo-terminal, for ``send`` (a
+        runner that cannot offer one raises ``ToolError``)."""
+        ...
+
+    async def output(self, process_id: str) -> CommandResult:
+        """What it printed so far (an interactive one: once it settled, see ``send``)."""
+        ...
+
+    async def send(self, process_id: str, data: bytes) -> CommandResult:
+        """``data`` typed into an interactive process; what it printed once it settled (it
+        waits for input, ends, or a few seconds pass)."""
+        ...
+
     async def kill(self, process_id: str) -> CommandResult: ...
     async def close(self) -> None:
         """Kill every process still running (the session is ending)."""
@@ -87,7 +92,7 @@ class _Capture:
 
     def result(self, *, timed_out: bool = False) -> CommandResult:
         text = self._buffer.decode("utf-8", errors="replace")
-        return _result(self.process.returncode, text, self._dropped, timed_out)
+        return command_result(self.process.returncode, text, self._dropped, timed_out)
 
     async def terminate(self) -> None:
         await _terminate(self.process)
@@ -97,6 +102,7 @@ class LocalRunner:
     def __init__(self, environment: Mapping[str, str]) -> None:
         self._environment = dict(environment)
         self._background: dict[str, _Background] = {}
+        self._terminals: Terminals | None = None  # made with the first interactive start
         self._ids = itertools.count(1)
 
     async def run(
@@ -123,17 +129,36 @@ class LocalRunner:
             with anyio.CancelScope(shield=True):
                 await capture.terminate()
 
-    async def start(self, argv: Sequence[str], *, cwd: Path, output_limit: int) -> str:
+    async def start(
+        self, argv: Sequence[str], *, cwd: Path, output_limit: int, interactive: bool = False
+    ) -> str:
+        process_id = f"bg-{next(self._ids)}"
+        if interactive:
+            if self._terminals is None:
+                from agent_core.ports.pty_process import Terminals
+
+                self._terminals = Terminals(self._environment)
+            await self._terminals.start(process_id, argv, cwd=cwd, output_limit=output_limit)
+            return process_id
         log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(); no pump needed
         process = await self._spawn(argv, cwd, log)
-        process_id = f"bg-{next(self._ids)}"
         self._background[process_id] = _Background(process, log, output_limit)
         return process_id
 
     async def output(self, process_id: str) -> CommandResult:
+        if self._terminals is not None and process_id in self._terminals:
+            return await self._terminals.output(process_id)
         return self._get(process_id).result()
 
+    async def send(self, process_id: str, data: bytes) -> CommandResult:
+        if self._terminals is not None and process_id in self._terminals:
+            return await self._terminals.send(process_id, data)
+        self._get(process_id)  # unknown: says which ones run
+        raise ToolError(f"{process_id} was not started with interactive=true: it takes no input.")
+
     async def kill(self, process_id: str) -> CommandResult:
+        if self._terminals is not None and process_id in self._terminals:
+            return await self._terminals.kill(process_id)
         background = self._get(process_id)
         with anyio.CancelScope(shield=True):
             await _terminate(background.process)
@@ -144,6 +169,8 @@ class LocalRunner:
             for background in self._background.values():
                 await _terminate(background.process)
                 background.log.close()
+            if self._terminals is not None:
+                await self._terminals.close()
         self._background.clear()
 
     async def _spawn(
@@ -162,7 +189,7 @@ class LocalRunner:
     def _get(self, process_id: str) -> _Background:
         background = self._background.get(process_id)
         if background is None:
-            known = ", ".join(self._background) or "none"
+            known = ", ".join([*self._background, *(self._terminals or ())]) or "none"
             raise ToolError(f"No background process {process_id!r}; running: {known}.")
         return background
 
@@ -178,39 +205,17 @@ class _Background:
         size = self.log.tell()
         self.log.seek(max(size - self.limit, 0))
         text = self.log.read().decode("utf-8", errors="replace")
-        return _result(self.process.returncode, text, size > self.limit)
-
-
-def _result(code: int | None, text: str, truncated: bool, timed_out: bool = False) -> CommandResult:
-    sig = signal.Signals(-code).name if code is not None and code < 0 else None
-    return CommandResult(text, code if sig is None else None, sig, truncated, timed_out)
+        return command_result(self.process.returncode, text, size > self.limit)
 
 
 async def _terminate(process: anyio.abc.Process) -> None:
     await terminate_group(process, KILL_GRACE_S)
 
 
-async def terminate_group(process: anyio.abc.Process, grace: float) -> None:
-    """SIGTERM to the process's whole group, then SIGKILL after ``grace`` seconds (at once when
-    it is 0). Safe to call twice."""
-    if process.returncode is None and grace > 0:
-        signal_group(process.pid, signal.SIGTERM)
-        with anyio.move_on_after(grace):
-            await process.wait()
-    signal_group(process.pid, signal.SIGKILL)  # stragglers that left the leader behind
-    await process.wait()
-
-
-async def exited(process: anyio.abc.Process, timeout: float) -> bool:  # noqa: ASYNC109
-    """Whether ``process`` exits within ``timeout`` seconds. Polls the return code: ``wait()``
-    would also wait for the pipes, which a leftover child may hold open."""
-    with anyio.move_on_after(timeout):
-        while process.returncode is None:  # noqa: ASYNC110 - nothing to wait on but the code
-            await anyio.sleep(EXIT_POLL_S)
-    return process.returncode is not None
-
-
-def signal_group(pgid: int, sig: signal.Signals) -> None:
-    """Signal a process group that may already be gone."""
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
+__all__ = [
+    "CommandResult",
+    "command_result",
+    "exited",
+    "signal_group",
+    "terminate_group",
+]

@@ -174,7 +174,8 @@ class _ScriptCalls:
             known = ", ".join(sorted(self._tools))
             raise ToolError(f"No tool {name!r} for scripts; available: {known}.")
         if name == "terminal":
-            arguments = {**arguments, "background": False}  # a script waits for its commands
+            # a script waits for its commands, and nobody types into them
+            arguments = {**arguments, "background": False, "interactive": False}
         self._count += 1
         call_id = f"{self._context.call_id}.{self._count}"
         report = self._context.report

@@ -4,6 +4,7 @@ commands for real."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 from collections import deque
@@ -98,9 +99,11 @@ class FakeEditor(RawAgent):
     def _terminal(self, message: dict[str, Any], action: str, params: dict[str, Any]) -> None:
         if action == "create":
             terminal_id = f"term-{len(self.terminals) + 1}"
+            extra = {v["name"]: v["value"] for v in params.get("env", [])}  # over the editor's
             process = subprocess.Popen(
                 [params["command"], *params.get("args", [])],
                 cwd=params.get("cwd"),
+                env={**os.environ, **extra},
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
