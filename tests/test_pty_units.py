@@ -14,7 +14,7 @@ import pytest
 
 from agent_core.errors import ToolError
 from agent_core.ports.keys import KEYS, Key, keystrokes
-from agent_core.ports.pty_process import PtyProcess, _screen_text, with_terminal
+from agent_core.ports.pty_process import PtyProcess, with_terminal
 from agent_core.ports.runner import LocalRunner
 from agent_core.ports.unattended import UNATTENDED, unattended
 from agent_core.ports.waiting import waiting_for_input
@@ -58,7 +58,7 @@ async def until_waiting(program: PtyProcess) -> float:
     """Seconds until ``program`` is reported waiting (fails after ``DEADLINE_S``)."""
     started = time.monotonic()
     while not program.waiting():
-        assert time.monotonic() - started < DEADLINE_S, program.screen()
+        assert time.monotonic() - started < DEADLINE_S, program.printed()
         await program.settle(0.2)
     return time.monotonic() - started
 
@@ -77,11 +77,6 @@ def test_every_key_has_the_bytes_a_terminal_sends() -> None:
     assert keystrokes("é") == "é".encode()
 
 
-def test_the_screen_text_is_what_a_person_reads() -> None:
-    raw = "\x1b]0;title\x07\x1b[1;32mgreen\x1b[0m line\r\n10%\r50%\r100%\r\n\x1b[2K\x1b[?25ldone"
-    assert _screen_text(raw) == "green line\n100%\ndone"
-
-
 def test_the_unattended_table_is_laid_over_what_was_inherited() -> None:
     laid = unattended({"PAGER": "less", "EDITOR": "vim", "PATH": "/bin"})
     assert laid["PAGER"] == "cat" and laid["EDITOR"] == "true" and laid["PATH"] == "/bin"
@@ -94,7 +89,7 @@ async def test_a_script_asking_is_waiting_and_finishes_with_the_answer(tmp_path:
     program = await spawn(shell(f'python3 -c "{ASK}"'), tmp_path)
     try:
         await until_waiting(program)
-        assert program.screen()[0].endswith("name? ")
+        assert program.printed()[0].endswith("name? ")
         await program.send(keystrokes("Ada\n"))
         await program.settle()
         result = program.result()
@@ -109,7 +104,7 @@ async def test_a_sleeping_program_is_not_waiting_for_input(tmp_path: Path) -> No
     program = await spawn(shell(f"echo go; sleep {marker}"), tmp_path)
     try:
         await program.settle()
-        assert "go" in program.screen()[0]
+        assert "go" in program.printed()[0]
         assert waiting_for_input(program._master) is False  # pyright: ignore[reportPrivateUsage]
         assert not program.result().waiting and program.result().running
     finally:
@@ -123,7 +118,7 @@ async def test_a_repl_polling_its_terminal_is_waiting(tmp_path: Path) -> None:
         await until_waiting(program)
         await program.send(keystrokes("6 * 7\n"))
         await until_waiting(program)
-        assert "42" in program.screen()[0]
+        assert "42" in program.printed()[0]
         await program.send(keystrokes("", ["Ctrl-D"]))
         await program.settle()
         assert program.result().exit_code == 0

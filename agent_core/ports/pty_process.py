@@ -14,15 +14,15 @@ by ``with_terminal``'s program: ``setsid`` if need be, then ``TIOCSCTTY`` on its
 process group as SIGINT, and ``/dev/tty`` is the terminal the model types into.
 
 A thread per program reads the master side as output arrives (so a chatty program never
-blocks on a full terminal buffer), keeping the last ``limit`` bytes; ``_screen_text`` is the
-one place where those bytes become the text the model reads.
+blocks on a full terminal buffer), keeping the last ``limit`` bytes, raw: the terminal tool
+makes them the text a person would read (``tools.screen.plain_text``), as it does every
+command's output.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import re
 import select
 import struct
 import sys
@@ -57,25 +57,12 @@ CLAIM_TERMINAL = (
     "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
     "os.execvp(sys.argv[1], sys.argv[1:])\n"
 )
-_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
-_OSC = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
-_OTHER_ESCAPE = re.compile(r"\x1b[@-Z\\-_]|\x1b[()][0-9A-Za-z]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def with_terminal(argv: Sequence[str]) -> list[str]:
     """``argv`` run so that its stdin, a pseudo-terminal, becomes its controlling terminal (in
     Heron's own Python, isolated from the user's ``PYTHON*`` variables)."""
     return [sys.executable, "-I", "-S", "-c", CLAIM_TERMINAL, *argv]
-
-
-def _screen_text(raw: str) -> str:
-    """The text a person would read from ``raw`` terminal output: escape sequences (colours,
-    cursor moves, titles) dropped, ``\\r\\n`` as newlines, and a line redrawn after a bare
-    ``\\r`` (a progress bar) kept as it was last drawn."""
-    text = _OTHER_ESCAPE.sub("", _OSC.sub("", _CSI.sub("", raw)))
-    lines = (line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
-    return _CONTROL.sub("", "\n".join(lines))
 
 
 class PtyProcess:
@@ -164,19 +151,19 @@ class PtyProcess:
             self._printed_at = time.monotonic()
 
     def result(self) -> CommandResult:
-        text, dropped = self.screen()
+        text, dropped = self.printed()
         code = self.process.returncode
         if code is not None:
             return command_result(code, text, dropped)
         return CommandResult(text, None, truncated=dropped, waiting=self.waiting())
 
-    def screen(self) -> tuple[str, bool]:
-        """What it printed, as a person would read it (the last ``limit`` bytes), and whether
+    def printed(self) -> tuple[str, bool]:
+        """What it printed (the last ``limit`` bytes, escape sequences and all), and whether
         the start was cut."""
         with self._lock:
             raw = bytes(self._buffer)
             dropped = self._dropped
-        return _screen_text(raw.decode("utf-8", errors="replace")), dropped
+        return raw.decode("utf-8", errors="replace"), dropped
 
     async def close(self) -> None:
         """Kill its process group (if it still runs) and free the terminal; safe twice."""
