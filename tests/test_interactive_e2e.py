@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.editor import FakeEditor
-from tests.support.permissions import full_access
+from tests.support.permissions import full_access, questions
 from tests.support.processes import alive, sleep_marker, sleepers
 from tests.support.sandbox import END_TO_END_SANDBOX
 from tests.support.scripted_model import call, scripted
@@ -116,3 +116,27 @@ def test_by_default_nothing_waits_for_a_person(
     assert "/dev/null" in lines  # stdin, whichever runner ran it
     assert "commit=1" in lines
     assert took < 30  # not the 60 s time limit: nothing hung
+
+
+def test_what_is_typed_into_a_shell_is_judged_like_a_command(
+    agent_env: dict[str, str], workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "keep.txt").write_text("mine\n")
+    env = scripted(
+        agent_env,
+        tmp_path,
+        call("terminal", command="sh", interactive=True),
+        call("process", id="bg-1", action="send", input="rm -rf keep.txt\n"),
+        call("process", id="bg-1", action="send", input="echo typed-$((6 * 7))\n"),
+    )
+    with FakeEditor(env, terminal=False) as editor:
+        editor.answers.append("reject_once")  # the first question: the dangerous line
+        session_id = full_access(editor, workspace)
+        _, updates = editor.prompt(session_id, "use a shell")
+        asked = questions(editor)
+    (_, _), (refused, why), (typed, echoed) = outputs(updates)
+    assert [q["toolCall"]["title"] for q in asked] == ["Type `rm -rf keep.txt` into bg-1"]
+    assert refused == "failed" and "rm -rf keep.txt" not in echoed
+    assert (workspace / "keep.txt").read_text() == "mine\n"  # never typed into the shell
+    assert typed == "completed" and "typed-42" in echoed  # an ordinary line: full access runs it
+    assert why  # the model reads why it was refused

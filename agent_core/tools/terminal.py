@@ -166,7 +166,7 @@ class ProcessArguments(BaseModel):
 class ManageProcess:
     name = "process"
     kind: ToolKind = "execute"
-    read_only = True  # reading output or stopping its own process asks nothing new
+    read_only = False  # typing into a program, or stopping one: in order, one call at a time
     arguments = ProcessArguments
     description = (
         "Read the output of a background process started by `terminal`, kill it, or, for one "
@@ -186,8 +186,21 @@ class ManageProcess:
             data = keystrokes(arguments.input, arguments.keys)
             if not data:
                 raise ToolError("Nothing to send: give input, keys or both.")
+            if arguments.input.strip():
+                await _admit_typing(arguments, context)
             return describe(await context.runner.send(arguments.id, data), None)
         return describe(await context.runner.output(arguments.id), None)
+
+
+async def _admit_typing(arguments: ProcessArguments, context: ToolContext) -> None:
+    """Text typed into an interactive program passes the gate as a command line: the program
+    may be a shell or a REPL that runs it, so starting one must not open a way around the
+    judge. An answer such as a name asks where any command asks (ask, accept-edits); in full
+    access only what reads as dangerous does."""
+    typed = arguments.input.strip()
+    title = f"Type `{typed}` into {arguments.id}"
+    request = ApprovalRequest(context.call_id, title, "execute", content=(TextContent(typed),))
+    await admit(context, Command(typed), request)
 
 
 def describe(result: CommandResult, time_limit: int | None) -> str:
