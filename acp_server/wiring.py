@@ -15,6 +15,7 @@ from acp_server.handlers.session_setup import first_thought_level
 from acp_server.handlers.state import SessionFactory
 from acp_server.jsonrpc.connection import Connection
 from acp_server.session import Session
+from acp_server.session_diagnostics import diagnostics, language_servers
 from acp_server.session_parts import (
     ModelChoice,
     Restored,
@@ -23,25 +24,22 @@ from acp_server.session_parts import (
     SessionSetup,
     SystemPrompt,
 )
+from acp_server.session_tools import ToolSources, session_toolset
 from agent_core.config import ConfigWatch, Settings
 from agent_core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agent_core.codeexec.runner import ScriptHost
-    from agent_core.diagnostics.model import Diagnostics
-    from agent_core.diagnostics.pool import Launcher as StartServer
     from agent_core.diagnostics.pool import ServerPool
     from agent_core.execution.runner import ContainerRunner
     from agent_core.hooks.runner import Hooks
     from agent_core.hooks.settings import HookSettings
     from agent_core.loop.agent import Agent
-    from agent_core.messages import ToolCallPart, ToolResultPart
     from agent_core.models.listing import ModelLists
     from agent_core.modes import Mode
     from agent_core.safety.sandbox.confinement import Launcher
     from agent_core.sessions.resilient import ResilientStore
     from agent_core.skills.catalog import Catalog
-    from agent_core.tools.base import Tool, ToolContext
+    from agent_core.tools.base import Tool
 
 
 def session_factory(
@@ -83,7 +81,7 @@ class _SessionWiring:
         setup: SessionSetup,
         client: ClientInfo,
         restored: Restored,
-        language_servers: ServerPool,
+        pool: ServerPool,
         containers: WorkspaceContainers | None = None,
     ) -> None:
         from acp_server.bridge.approver import EditorApprover
@@ -98,9 +96,6 @@ class _SessionWiring:
         from agent_core.checkpoints.session import session_checkpoints
         from agent_core.config import scrubbed_environment
         from agent_core.context.session_prompt import SessionPrompts
-        from agent_core.diagnostics.launching import launcher_for
-        from agent_core.diagnostics.pool import LanguageServerDiagnostics
-        from agent_core.diagnostics.servers import finder
         from agent_core.mcp.connection import Timeouts
         from agent_core.mcp.pool import McpServers
         from agent_core.mcp.servers import merge
@@ -200,40 +195,19 @@ class _SessionWiring:
         self.checkpoints = session_checkpoints(
             settings.checkpoints, settings.home, setup.cwd, setup.session_id, environment.kept
         )
-        roots = setup.roots
-        search_path = environment.kept.get("PATH", "")
-        server_log = settings.log_dir / "language-servers.log"
-        launch: StartServer = launcher_for(
-            settings, roots, search_path, tuple(environment.removed), server_log
-        )
-        find = None
-        if self.container is not None:  # the servers run in the workspace's container
-            from acp_server.container_servers import ContainerServerLauncher
-
-            inside = ContainerServerLauncher(
-                self.container,
-                self.container.container,
-                setup.cwd,
-                tuple(settings.diagnostics.servers),
-                log_file=server_log,
-                config=settings.home / "config.toml",
-            )
-            launch, find = inside, inside.finder
-        self.language_servers = LanguageServerDiagnostics(
-            language_servers,
-            setup.session_id,
-            setup.cwd,
-            settings.diagnostics.servers,
-            launch,
-            (settings.diagnostics.wait, settings.diagnostics.first_wait),
+        self.language_servers = language_servers(
+            settings,
+            setup,
+            pool,
+            environment.kept,
+            tuple(environment.removed),
+            self.container,
             self.warn,
-            finder(search_path, roots),
-            find,
         )
-        self.diagnostics = self._diagnostics(client)
+        self.diagnostics = diagnostics(settings, connection, setup, client, self.language_servers)
         self.memory = memory_of(settings)  # None when turned off
         self.prompts = SessionPrompts(
-            roots,
+            setup.roots,
             settings.shell,
             lambda: self.choice.spec,  # the session's model as it is now
             self.git.summary,
@@ -266,23 +240,6 @@ class _SessionWiring:
             report=self.report,
             mode=lambda: self.permissions.mode,
         )
-
-    def _diagnostics(self, client: ClientInfo) -> Diagnostics | None:
-        """The editor's diagnostics where it offers them, else Heron's language servers."""
-        from acp_server.bridge.diagnostics import EditorDiagnostics
-        from agent_core.diagnostics.model import Diagnostician, Diagnostics, FirstAnswer
-
-        settings = self.settings.diagnostics
-        if not settings.enabled:
-            return None
-        # In a container session Heron's language servers run in the container.
-        sources: list[Diagnostician] = [self.language_servers]
-        if client.can("_meta", "heron", "diagnostics"):
-            editor = EditorDiagnostics(self.connection, self.setup.session_id, settings.wait)
-            sources.insert(0, editor)
-        if not sources:
-            return None
-        return Diagnostics(FirstAnswer(sources), settings.warnings, settings.max_shown)
 
     async def container_progress(self, line: str) -> None:
         """What the container's start says (an image built, a container made), as notices."""
@@ -368,66 +325,18 @@ class _SessionWiring:
         return skills_on_disk(self.settings.skills, self.setup.cwd, self.settings.home)
 
     def toolset(self) -> Mapping[str, Tool]:
-        """Heron's tools, the MCP servers' tools, ``execute_code`` over the ones a script
-        may call (the file, search and web tools, foreground commands, read-only MCP tools), and
-        ``delegate``, whose subagents get some of the others; each a live view without the
-        tools switched off now (``[tools]``, in the session's mode)."""
-        from agent_core.loop.execution import execute
-        from agent_core.tools import default_toolset
-        from agent_core.tools.execute_code import SCRIPTABLE, ExecuteCode
-        from agent_core.tools.switched import SwitchedTools
-
-        tools = {**default_toolset(self.settings.web), **self.mcp.tools()}
-        scriptable = SwitchedTools(
-            {name: tools[name] for name in SCRIPTABLE} | self.mcp.tools(read_only=True),
-            self.switched_off,
-        )
-
-        async def run_tool(call: ToolCallPart, context: ToolContext) -> ToolResultPart:
-            return await execute(call, scriptable, context, images=False)
-
-        code = self.settings.code_execution
-        tools["execute_code"] = ExecuteCode(
-            code, self.environment, scriptable, run_tool, self._script_host()
-        )
-        if self.memory is not None:
-            from agent_core.tools.memory import MemoryTool
-
-            tools["memory"] = MemoryTool(self.memory)
-        if self.settings.skills.enabled:
-            from agent_core.tools.skill import SkillTool
-
-            tools["skill"] = SkillTool(self.skills, self.settings.skills.max_chars)
-        if self.settings.delegation.max_depth > 0:
-            tools["delegate"] = self._delegate(SwitchedTools(dict(tools), self.switched_off))
-        if self.hooks is not None:
-            from agent_core.hooks.tools import hooked
-
-            tools = hooked(tools, self.hooks)
-        return SwitchedTools(tools, self.switched_off)
-
-    def _script_host(self) -> ScriptHost | None:
-        """Where execute_code's scripts run when not here: the session's container."""
-        if self.container is None:
-            return None
-        from agent_core.codeexec.runner import ScriptHost
-
-        return ScriptHost(self.container, self.container.scripts)
-
-    def _delegate(self, tools: Mapping[str, Tool]) -> Tool:
-        from agent_core.delegation.tool import Delegate, Subagents
-        from agent_core.models.registry import create_model
-
-        def spec(requested: str | None) -> str:
-            return requested or self.choice.spec  # the session's model as it is now
-
-        return Delegate(
-            Subagents(
-                tools,
-                lambda requested: create_model(spec(requested), self.settings),
-                spec,
+        return session_toolset(
+            ToolSources(
+                self.settings,
+                self.mcp,
+                self.environment,
+                self.container,
+                self.memory,
+                self.skills,
+                lambda: self.choice.spec,
                 self.prompts.subagent_prompt,
-                self.settings.delegation,
+                self.hooks,
+                self.switched_off,
             )
         )
 
