@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from agent_core.loop.agent import Agent
     from agent_core.models.listing import ModelLists
     from agent_core.modes import Mode
+    from agent_core.ports.runner import CommandRunner
     from agent_core.safety.sandbox.confinement import Launcher
     from agent_core.sessions.resilient import ResilientStore
     from agent_core.skills.catalog import Catalog
@@ -102,6 +103,7 @@ class _SessionWiring:
         from agent_core.mcp.stdio import ProcessSetup
         from agent_core.memory.notes import memory_of
         from agent_core.models.registry import create_model
+        from agent_core.ports.interactive import WithTerminals
         from agent_core.ports.runner import LocalRunner
         from agent_core.ports.unattended import unattended
         from agent_core.safety.git import HardenedGit
@@ -164,14 +166,11 @@ class _SessionWiring:
             connection, setup.session_id, elicitation=client.can("elicitation", "form")
         )
         commands = unattended(environment.kept)  # what commands see: nothing waits for a person
-        self.runner = (
-            self.container
-            or (
-                EditorTerminal(connection, setup.session_id, commands)
-                if client.can("terminal")
-                else None
-            )
-            or LocalRunner(commands)
+        self.runner: CommandRunner = self.container or WithTerminals(
+            EditorTerminal(connection, setup.session_id)
+            if client.can("terminal")
+            else LocalRunner(commands),
+            commands,  # an interactive program runs here, in a pseudo-terminal of its own
         )
         confine_servers = settings.sandbox.mcp_servers and self.sandbox.active
         self.mcp = McpServers(

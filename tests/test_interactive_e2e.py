@@ -40,7 +40,7 @@ def test_a_script_asking_for_input_is_reported_waiting_and_answered(
         agent_env,
         tmp_path,
         call("terminal", command="python3 ask.py", interactive=True),
-        call("process", id="bg-1", action="send", input="Ada\n"),
+        call("process", id="tty-1", action="send", input="Ada\n"),
     )
     with FakeEditor(env, terminal=terminal) as editor:
         started = time.monotonic()
@@ -48,7 +48,7 @@ def test_a_script_asking_for_input_is_reported_waiting_and_answered(
         took = time.monotonic() - started
         created = [r for r in editor.requests if r["method"] == "terminal/create"]
     (start_status, start), (send_status, answer) = outputs(updates)
-    assert start_status == "completed" and "Started interactively as bg-1" in start
+    assert start_status == "completed" and "Started interactively as tty-1" in start
     assert "waiting for input" in start and start.rstrip().endswith("name?")
     assert send_status == "completed" and answer.startswith("exit code 0")
     assert "name? Ada\nhello Ada, from the sandbox" in answer
@@ -64,8 +64,8 @@ def test_ctrl_c_stops_a_program_in_the_pseudo_terminal(
         agent_env,
         tmp_path,
         call("terminal", command=f"echo counting; sleep {marker}", interactive=True),
-        call("process", id="bg-1", action="send", keys=["Ctrl-C"]),
-        call("process", id="bg-1", action="send", input="more\n"),
+        call("process", id="tty-1", action="send", keys=["Ctrl-C"]),
+        call("process", id="tty-1", action="send", input="more\n"),
     )
     with FakeEditor(env, terminal=False) as editor:
         _, updates = editor.prompt(full_access(editor, workspace), "count")
@@ -126,8 +126,8 @@ def test_what_is_typed_into_a_shell_is_judged_like_a_command(
         agent_env,
         tmp_path,
         call("terminal", command="sh", interactive=True),
-        call("process", id="bg-1", action="send", input="rm -rf keep.txt\n"),
-        call("process", id="bg-1", action="send", input="echo typed-$((6 * 7))\n"),
+        call("process", id="tty-1", action="send", input="rm -rf keep.txt\n"),
+        call("process", id="tty-1", action="send", input="echo typed-$((6 * 7))\n"),
     )
     with FakeEditor(env, terminal=False) as editor:
         editor.answers.append("reject_once")  # the first question: the dangerous line
@@ -135,7 +135,7 @@ def test_what_is_typed_into_a_shell_is_judged_like_a_command(
         _, updates = editor.prompt(session_id, "use a shell")
         asked = questions(editor)
     (_, _), (refused, why), (typed, echoed) = outputs(updates)
-    assert [q["toolCall"]["title"] for q in asked] == ["Type `rm -rf keep.txt` into bg-1"]
+    assert [q["toolCall"]["title"] for q in asked] == ["Type `rm -rf keep.txt` into tty-1"]
     assert refused == "failed" and "rm -rf keep.txt" not in echoed
     assert (workspace / "keep.txt").read_text() == "mine\n"  # never typed into the shell
     assert typed == "completed" and "typed-42" in echoed  # an ordinary line: full access runs it

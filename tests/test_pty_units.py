@@ -13,6 +13,7 @@ from typing import get_args
 import pytest
 
 from agent_core.errors import ToolError
+from agent_core.ports.interactive import WithTerminals
 from agent_core.ports.keys import KEYS, Key, keystrokes
 from agent_core.ports.pty_process import PtyProcess, with_terminal
 from agent_core.ports.runner import LocalRunner
@@ -158,19 +159,28 @@ async def test_waiting_is_seen_through_the_sandboxs_pid_namespace(
         await program.close()
 
 
-async def test_the_local_runner_lists_and_releases_interactive_processes(tmp_path: Path) -> None:
+async def test_interactive_programs_sit_beside_the_runners_background_processes(
+    tmp_path: Path,
+) -> None:
     marker = sleep_marker(42)
-    runner = LocalRunner(unattended({"PATH": "/usr/bin:/bin"}))
+    environment = unattended({"PATH": "/usr/bin:/bin"})
+    runner = WithTerminals(LocalRunner(environment), environment)
     plain = await runner.start(["sleep", marker], cwd=tmp_path, output_limit=1000)
     talking = await runner.start(
         shell(f"read x; sleep {marker}"), cwd=tmp_path, output_limit=1000, interactive=True
     )
+    assert (plain, talking) == ("bg-1", "tty-1")
     assert (await runner.output(talking)).waiting
     with pytest.raises(ToolError, match="takes no input"):
         await runner.send(plain, b"x\r")
-    with pytest.raises(ToolError, match=f"running: {plain}, {talking}"):
+    with pytest.raises(ToolError, match=f"running: {plain}"):
         await runner.output("bg-9")
     result = await runner.send(talking, b"go\r")
     assert result.running and not result.waiting
     await runner.close()
     assert sleepers(marker) == []
+
+
+async def test_a_runner_alone_offers_no_interactive_program(tmp_path: Path) -> None:
+    with pytest.raises(ToolError, match="not offered"):
+        await LocalRunner({}).start(["sh"], cwd=tmp_path, output_limit=10, interactive=True)

@@ -4,17 +4,17 @@ The timeout recipe is the protocol's: race ``wait_for_exit`` against a timer, th
 read ``output``, and always ``release``. Each command is given ``ports.unattended``'s table on
 top of the editor's environment.
 
-ACP's terminals take no input, so an interactive program (``start(..., interactive=True)``)
-runs here instead, in a pseudo-terminal of Heron's (``ports.pty_process``), under the same
-sandbox launcher the editor would have run, with Heron's scrubbed environment.
+ACP's terminals take no input, so an interactive program runs in a pseudo-terminal of Heron's
+instead (``ports.interactive.WithTerminals`` wraps this runner), under the same sandbox
+launcher the editor would have run.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
@@ -22,25 +22,17 @@ from acp_server.jsonrpc.connection import Connection
 from acp_server.jsonrpc.errors import RpcError
 from acp_server.jsonrpc.values import as_object
 from agent_core.errors import ToolError
-from agent_core.ports.runner import CommandResult, Started
+from agent_core.ports.runner import NO_TERMINALS, CommandResult, Started, takes_no_input
 from agent_core.ports.unattended import UNATTENDED
-
-if TYPE_CHECKING:
-    from agent_core.ports.pty_process import Terminals
 
 CALL_TIMEOUT_S = 30.0
 
 
 class EditorTerminal:
-    def __init__(
-        self, connection: Connection, session_id: str, environment: Mapping[str, str]
-    ) -> None:
-        """``environment``: for interactive programs, which run here."""
+    def __init__(self, connection: Connection, session_id: str) -> None:
         self._connection = connection
         self._session_id = session_id
-        self._environment = dict(environment)
         self._background: dict[str, str] = {}  # our id -> the editor's terminal id
-        self._terminals: Terminals | None = None  # made with the first interactive start
         self._ids = itertools.count(1)
 
     async def run(
@@ -69,32 +61,21 @@ class EditorTerminal:
     async def start(
         self, argv: Sequence[str], *, cwd: Path, output_limit: int, interactive: bool = False
     ) -> str:
-        process_id = f"bg-{next(self._ids)}"
         if interactive:
-            if self._terminals is None:
-                from agent_core.ports.pty_process import Terminals
-
-                self._terminals = Terminals(self._environment)
-            await self._terminals.start(process_id, argv, cwd=cwd, output_limit=output_limit)
-            return process_id
+            raise ToolError(NO_TERMINALS)
+        process_id = f"bg-{next(self._ids)}"
         terminal_id = await self._create(argv, cwd, output_limit)
         self._background[process_id] = terminal_id
         return process_id
 
     async def output(self, process_id: str) -> CommandResult:
-        if self._terminals is not None and process_id in self._terminals:
-            return await self._terminals.output(process_id)
         return _result(await self._call("terminal/output", self._terminal(process_id)), False)
 
     async def send(self, process_id: str, data: bytes) -> CommandResult:
-        if self._terminals is not None and process_id in self._terminals:
-            return await self._terminals.send(process_id, data)
         self._terminal(process_id)  # unknown: says which ones run
-        raise ToolError(f"{process_id} was not started with interactive=true: it takes no input.")
+        raise ToolError(takes_no_input(process_id))
 
     async def kill(self, process_id: str) -> CommandResult:
-        if self._terminals is not None and process_id in self._terminals:
-            return await self._terminals.kill(process_id)
         terminal_id = self._terminal(process_id)
         await self._call("terminal/kill", terminal_id)
         result = _result(await self._call("terminal/output", terminal_id), False)
@@ -106,8 +87,6 @@ class EditorTerminal:
         with anyio.CancelScope(shield=True):
             for terminal_id in self._background.values():
                 await self._release(terminal_id, kill=True)
-            if self._terminals is not None:
-                await self._terminals.close()
         self._background.clear()
 
     async def _create(self, argv: Sequence[str], cwd: Path, output_limit: int) -> str:
@@ -148,7 +127,7 @@ class EditorTerminal:
 
     def _terminal(self, process_id: str) -> str:
         if process_id not in self._background:
-            known = ", ".join([*self._background, *(self._terminals or ())]) or "none"
+            known = ", ".join(self._background) or "none"
             raise ToolError(f"No background process {process_id!r}; running: {known}.")
         return self._background[process_id]
 

@@ -1,7 +1,7 @@
 """Interactive programs: each in a pseudo-terminal of its own, driven by what the model sends.
 
-``Terminals`` holds a session's interactive programs (background processes like the others,
-listed and released with them by the runner that owns it). Each runs as the command line
+A session's interactive programs are held by ``interactive.WithTerminals`` (background
+processes like the others, released with them). Each runs as the command line
 the session's launcher built (the sandbox, then ``with_terminal``'s small Python, then the
 shell), with the pseudo-terminal's slave side as stdin, stdout and stderr, in a session and
 process group of its own, and dies as a group (``terminate_group``) on kill, session end or
@@ -29,7 +29,7 @@ import sys
 import termios
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 
@@ -204,47 +204,3 @@ class PtyProcess:
                     del self._buffer[: len(self._buffer) - self._limit]
                     self._dropped = True
                 self._printed_at = time.monotonic()
-
-
-class Terminals:
-    """A runner's interactive programs, by the id the runner gave each (a killed one stays, so
-    its last output can still be read)."""
-
-    def __init__(self, environment: Mapping[str, str]) -> None:
-        self._environment = dict(environment)
-        self._running: dict[str, PtyProcess] = {}
-
-    def __contains__(self, process_id: str) -> bool:
-        return process_id in self._running
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._running)
-
-    async def start(
-        self, process_id: str, argv: Sequence[str], *, cwd: Path, output_limit: int
-    ) -> None:
-        self._running[process_id] = await PtyProcess.spawn(
-            argv, cwd=cwd, environment=self._environment, limit=output_limit
-        )
-
-    async def output(self, process_id: str) -> CommandResult:
-        program = self._running[process_id]
-        await program.settle()
-        return program.result()
-
-    async def send(self, process_id: str, data: bytes) -> CommandResult:
-        program = self._running[process_id]
-        await program.send(data)
-        await program.settle()
-        return program.result()
-
-    async def kill(self, process_id: str) -> CommandResult:
-        program = self._running[process_id]
-        await program.close()
-        return program.result()
-
-    async def close(self) -> None:
-        with anyio.CancelScope(shield=True):
-            for program in self._running.values():
-                await program.close()
-        self._running.clear()

@@ -5,9 +5,10 @@ A runner runs a command line it is given whole (``argv``: the sandbox launcher, 
 the command, as ``safety.sandbox`` built it). A foreground ``run`` waits up to a timeout;
 ``start``/``output``/``kill`` manage background processes; an interactive one
 (``start(..., interactive=True)``) runs in a pseudo-terminal of its own and takes input through
-``send`` (``ports.pty_process``). Whatever happens (timeout, cancel, session end), the whole
-process group is killed (``ports.groups``): SIGTERM, a grace period, then SIGKILL. Output is
-capped, keeping the end (the part that usually says what went wrong).
+``send`` (``ports.interactive.WithTerminals`` wraps a runner to offer them). Whatever happens
+(timeout, cancel, session end), the whole process group is killed (``ports.groups``):
+SIGTERM, a grace period, then SIGKILL. Output is capped, keeping the end (the part that usually
+says what went wrong).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, Protocol
 
 import anyio
 import anyio.abc
@@ -28,10 +29,8 @@ from agent_core.errors import ToolError
 from agent_core.ports.groups import exited, signal_group, terminate_group
 from agent_core.ports.results import CommandResult, command_result
 
-if TYPE_CHECKING:
-    from agent_core.ports.pty_process import Terminals
-
 KILL_GRACE_S = 2.0
+NO_TERMINALS = "Interactive programs are not offered here."
 Started = Callable[[str | None], Awaitable[None]]  # told the editor terminal id, if any
 
 
@@ -65,6 +64,10 @@ class CommandRunner(Protocol):
     async def close(self) -> None:
         """Kill every process still running (the session is ending)."""
         ...
+
+
+def takes_no_input(process_id: str) -> str:
+    return f"{process_id} was not started with interactive=true: it takes no input."
 
 
 class _Capture:
@@ -102,7 +105,6 @@ class LocalRunner:
     def __init__(self, environment: Mapping[str, str]) -> None:
         self._environment = dict(environment)
         self._background: dict[str, _Background] = {}
-        self._terminals: Terminals | None = None  # made with the first interactive start
         self._ids = itertools.count(1)
 
     async def run(
@@ -132,33 +134,22 @@ class LocalRunner:
     async def start(
         self, argv: Sequence[str], *, cwd: Path, output_limit: int, interactive: bool = False
     ) -> str:
-        process_id = f"bg-{next(self._ids)}"
         if interactive:
-            if self._terminals is None:
-                from agent_core.ports.pty_process import Terminals
-
-                self._terminals = Terminals(self._environment)
-            await self._terminals.start(process_id, argv, cwd=cwd, output_limit=output_limit)
-            return process_id
+            raise ToolError(NO_TERMINALS)
+        process_id = f"bg-{next(self._ids)}"
         log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(); no pump needed
         process = await self._spawn(argv, cwd, log)
         self._background[process_id] = _Background(process, log, output_limit)
         return process_id
 
     async def output(self, process_id: str) -> CommandResult:
-        if self._terminals is not None and process_id in self._terminals:
-            return await self._terminals.output(process_id)
         return self._get(process_id).result()
 
     async def send(self, process_id: str, data: bytes) -> CommandResult:
-        if self._terminals is not None and process_id in self._terminals:
-            return await self._terminals.send(process_id, data)
         self._get(process_id)  # unknown: says which ones run
-        raise ToolError(f"{process_id} was not started with interactive=true: it takes no input.")
+        raise ToolError(takes_no_input(process_id))
 
     async def kill(self, process_id: str) -> CommandResult:
-        if self._terminals is not None and process_id in self._terminals:
-            return await self._terminals.kill(process_id)
         background = self._get(process_id)
         with anyio.CancelScope(shield=True):
             await _terminate(background.process)
@@ -169,8 +160,6 @@ class LocalRunner:
             for background in self._background.values():
                 await _terminate(background.process)
                 background.log.close()
-            if self._terminals is not None:
-                await self._terminals.close()
         self._background.clear()
 
     async def _spawn(
@@ -189,7 +178,7 @@ class LocalRunner:
     def _get(self, process_id: str) -> _Background:
         background = self._background.get(process_id)
         if background is None:
-            known = ", ".join([*self._background, *(self._terminals or ())]) or "none"
+            known = ", ".join(self._background) or "none"
             raise ToolError(f"No background process {process_id!r}; running: {known}.")
         return background
 
