@@ -7,7 +7,8 @@ at once, without waiting for a prompt.
   left as it is until ``/reload``;
 - ``config.toml``: read again (credentials, MCP servers, models), as the next prompt would;
   new MCP servers start now, their tools reach the next prompt;
-- the memory files, edited while the session is idle: a notice, like the instructions.
+- the memory files: followed, told to no one yet (the agent writes them itself, in turns of
+  any session, and the watcher cannot tell its writes from the user's).
 
 One watcher per workspace and one for Heron's home, shared by the sessions in them, started
 after ``session/new`` is answered (``follow``), stopped with their last session (``forget``).
@@ -128,8 +129,6 @@ class LiveWorkspaces:
                 await session.tell_about_changed_files([p for p in mine if p.exists()] or mine)
             else:
                 await session.tell_about_changed_instructions()
-        if "memory" in kinds and not session.turn_lock.locked():  # the agent's own writes: no
-            await session.tell_about_changed_files((state.settings.home / "memory",))
 
 
 def live_workspaces(state: ServerState) -> LiveWorkspaces:
