@@ -139,6 +139,8 @@ async def _serve_with_background(
 
                 await adopt_loaded_session(state, opened.setup, opened.stored)
         await connection.serve(router)
+        if state.live is not None:
+            state.live.close()  # their threads return now, not at their next timeout
         background.cancel_scope.cancel()
 
 

@@ -89,6 +89,7 @@ class Session:
         self._building = anyio.Lock()  # one agent, however many ask
         self._titled = titled
         self._instructions: dict[Path, tuple[int, int]] | None = None  # as the prompt saw them
+        self._mcp_generation = 0  # the MCP servers the agent's tools were made with
 
     # -- what it is ---------------------------------------------------------------------
 
@@ -143,12 +144,16 @@ class Session:
         """The agent, built on first use; its system prompt, which reads the workspace's files
         and asks git, is made in a worker thread (left to finish alone when the wait is
         cancelled)."""
+        from agent_core.context.files import fingerprint
+
         async with self._building:
             if self._agent is None:
+                seen = await anyio.to_thread.run_sync(fingerprint, self.setup.cwd)
                 made = await anyio.to_thread.run_sync(
                     self._parts.maker.system_prompt, abandon_on_cancel=True
                 )
                 self._agent = self._parts.maker.make_agent(made, self.save)
+                self._instructions = self._instructions or seen  # what the prompt was made from
         return self._agent
 
     def start(self, background: anyio.abc.TaskGroup | None) -> None:
@@ -273,9 +278,10 @@ class Session:
             if rewind is not None:
                 await self.rewind_now(*rewind)
             hooks.refresh_model(self)
+            await self._follow_mcp_servers()
             await self._follow_tool_switches()
             self._parts.transcript.user_prompt(prompt.blocks, prompt.message_id)
-            await self._tell_about_changed_instructions()
+            await self.tell_about_changed_instructions()
             await self._tell_about_prompt(prompt)
             title = self._title(prompt.blocks)
             stop = await self._run_and_save(prompt, title, hooks)
@@ -356,6 +362,22 @@ class Session:
             made = await anyio.to_thread.run_sync(self._parts.maker.system_prompt)
             self.agent.replace_system_prompt(*made)
 
+    def follow_config(self) -> None:
+        """``config.toml`` was read again: the MCP servers it names now that the session lacks
+        start at once (their tools reach the next prompt). A file being edited is left alone."""
+        if self._config.problem is None:
+            self._parts.mcp.follow(self._config.settings.mcp_servers)
+
+    async def _follow_mcp_servers(self) -> None:
+        """Before a prompt: servers added to config.toml since (``follow_config``) waited for,
+        as the first prompt waits, and their tools given to the agent."""
+        self.follow_config()
+        mcp = self._parts.mcp
+        if mcp.generation != self._mcp_generation:
+            self._mcp_generation = mcp.generation
+            await self._wait_until_ready()
+            self._parts.maker.renew_tools()
+
     async def _wait_until_ready(self) -> None:
         """The first turn's tools include every MCP server that starts within its connect
         timeout, and its agent is built; ``session/cancel`` stops the wait at once."""
@@ -365,17 +387,23 @@ class Session:
             await self.ready()
         self.turn_scope = None
 
-    async def _tell_about_changed_instructions(self) -> None:
+    async def tell_about_changed_instructions(self) -> None:
         """The prompt prefix is frozen for the session; say so when the project instructions
-        change."""
+        change (before a prompt, or when a watcher sees it: told once either way)."""
         from agent_core.context.files import changed_files, fingerprint
-        from agent_core.events import NoticeRaised
 
         now = await anyio.to_thread.run_sync(fingerprint, self.setup.cwd)
         before, self._instructions = self._instructions, now
         if before is None or not (changed := changed_files(before, now)):
             return
-        names = ", ".join(p.name for p in changed)
+        await self.tell_about_changed_files(changed)
+
+    async def tell_about_changed_files(self, paths: Sequence[Path]) -> None:
+        """Files the system prompt carries changed (the instructions, the memory): it stays as
+        it is, byte for byte, until ``/reload``."""
+        from agent_core.events import NoticeRaised
+
+        names = ", ".join(p.name for p in paths)
         about = "It applies from the next session, or now after /reload."
         await self.report(NoticeRaised("info", f"{names} changed", about))
 

@@ -6,7 +6,7 @@ composition root (``wiring.py``): it builds, it does not behave."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from agent_core.config import Settings
@@ -35,6 +35,26 @@ class ToolSources(NamedTuple):
     subagent_prompt: Callable[[], str]
     hooks: Hooks | None
     switched_off: Callable[[], frozenset[str]]  # the tools off now
+
+
+class RenewableTools(Mapping[str, "Tool"]):
+    """The agent's tools, made again when the session gains MCP servers (``config.toml``
+    edited while it runs): the agent and its tool runner hold this view, never a copy."""
+
+    def __init__(self, tools: Mapping[str, Tool]) -> None:
+        self._tools = tools
+
+    def renew(self, tools: Mapping[str, Tool]) -> None:
+        self._tools = tools
+
+    def __getitem__(self, name: str) -> Tool:
+        return self._tools[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
 
 
 def session_toolset(sources: ToolSources) -> Mapping[str, Tool]:

@@ -24,7 +24,7 @@ from acp_server.session_parts import (
     SessionSetup,
     SystemPrompt,
 )
-from acp_server.session_tools import ToolSources, session_toolset
+from acp_server.session_tools import RenewableTools, ToolSources, session_toolset
 from agent_core.config import ConfigWatch, Settings
 from agent_core.errors import ConfigError
 
@@ -221,6 +221,7 @@ class _SessionWiring:
         self.hooks: Hooks | None = None  # the user's hooks (``make_hooks``)
         self.config: ConfigWatch | None = None  # where [tools] is read again, once built
         self._switches = settings.tools
+        self._tools: RenewableTools | None = None  # the agent's, once made
         self._prompted_off: frozenset[str] | None = None  # as the system prompt was made
         self._told_container = False
 
@@ -323,6 +324,11 @@ class _SessionWiring:
 
         return skills_on_disk(self.settings.skills, self.setup.cwd, self.settings.home)
 
+    def renew_tools(self) -> None:
+        """The agent's tools made again, with the MCP servers the session has now."""
+        if self._tools is not None:
+            self._tools.renew(self.toolset())
+
     def toolset(self) -> Mapping[str, Tool]:
         return session_toolset(
             ToolSources(
@@ -362,7 +368,7 @@ class _SessionWiring:
         )
         agent = Agent(
             model=self.choice.model,
-            tools=self.toolset(),
+            tools=(tools := RenewableTools(self.toolset())),
             system_prompt=text,
             notices=notices,
             tool_context=context,
@@ -372,5 +378,6 @@ class _SessionWiring:
             save=save,
             compact_at=self.settings.compact_at,
         )
+        self._tools = tools
         agent.meter = ContextMeter(self.restored.usage)  # a stored session's spend goes on
         return agent

@@ -78,6 +78,9 @@ class Settings(NamedTuple):
     web: WebSettings = WebSettings()
     hooks: HookSettings = HookSettings()  # [[hooks.<event>]]: only ever from this file
     tools: ToolSwitches = ToolSwitches()  # [tools]: switched off, everywhere or in a mode
+    # [workspace] watch: follow commands, skills, instructions and this file as they change
+    # (false: they are checked at each prompt instead)
+    watch: bool = True
     # The variables whose provider keys are ignored since an ACP `logout` (`ConfigWatch`):
     # set in the environment, read as if unset until the user logs in again.
     ignored_keys: tuple[str, ...] = ()
@@ -164,6 +167,7 @@ def load_settings(
         web=read_web(_table(file, "web", "[web]"), env),
         hooks=read_hooks(file.get("hooks", {})),  # a bad hook is left out, not the file
         tools=read_tools(_table(file, "tools", "[tools]")),
+        watch=_watch(_table(file, "workspace", "[workspace]")),
     )
 
 
@@ -286,6 +290,13 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} nests arrays or tables too deeply to read") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+
+
+def _watch(table: dict[str, Any]) -> bool:
+    watch = table.get("watch", True)
+    if not isinstance(watch, bool):
+        raise ConfigError("config.toml: [workspace] watch must be true or false")
+    return watch
 
 
 def _user_instructions(home: Path, table: dict[str, Any]) -> tuple[Path, ...]:

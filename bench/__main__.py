@@ -31,6 +31,7 @@ from bench import (
     subagents,
     tools,
     turns,
+    watching,
 )
 from bench.figures import Figure
 
@@ -126,6 +127,7 @@ def main() -> int:
                 + memory.measure(env)
                 + batch.measure(env)
                 + containers.measure(env)
+                + watching.measure(env)
             )
     text = report(figures, " ".join(agent) if args.agent else None, (before, reference_ms()))
     sys.stdout.write(text)

@@ -12,6 +12,7 @@ import anyio
 from acp_server.handlers import params
 from acp_server.handlers.auth import require_credentials
 from acp_server.handlers.commands import announce_commands
+from acp_server.handlers.live import live_workspaces
 from acp_server.handlers.model_lists import refresh_model_lists
 from acp_server.handlers.session_setup import new_setup, opening_result
 from acp_server.handlers.state import ServerState
@@ -91,6 +92,7 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         session.start(state.background)
         if state.background is not None:
             state.background.start_soon(refresh_model_lists, state)  # the picker, later
+        await live_workspaces(state).follow(session)  # commands announced after: none missed
         if announce:
             await announce_commands(state, session)
             await session.tell_about_history()

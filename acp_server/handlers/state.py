@@ -19,6 +19,7 @@ from acp_server.session_parts import Restored, SessionSetup
 from agent_core.config import ConfigWatch, Settings
 
 if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
+    from acp_server.handlers.live import LiveWorkspaces
     from agent_core.models.listing import ModelLists
     from agent_core.sessions.resilient import ResilientStore
 
@@ -42,6 +43,7 @@ class ServerState:
     background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections
     model_lists: ModelLists | None = None  # what the providers offer, for the model picker
     sessions: dict[str, Session] = field(default_factory=dict[str, Session])
+    live: LiveWorkspaces | None = None  # the watchers, from the first session's follow-up
     # Sessions the front door opened that could not be built: each request naming one gets why.
     refused: dict[str, RpcError] = field(default_factory=dict[str, RpcError])
     _runs: dict[str, anyio.Event] = field(default_factory=dict[str, anyio.Event])
@@ -111,6 +113,8 @@ class ServerState:
         """Its turn cancelled and saved, its processes stopped, and it gone from memory."""
         await session.end()
         self.sessions.pop(session.id, None)
+        if self.live is not None:
+            self.live.forget(session.id)
 
 
 def unknown_session(session_id: Any) -> RpcError:

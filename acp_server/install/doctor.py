@@ -47,6 +47,7 @@ def run_doctor(out: TextIO) -> int:
     servers = ", ".join(s.name for s in settings.mcp_servers) or "none"
     say(NOTE, f"MCP servers from config.toml: {servers}")
     _hooks(settings, say)
+    _watching(settings, say)
     _language_servers(settings, say)
     for editor in editors().values():
         _editor(editor, say)
@@ -137,6 +138,29 @@ def _sandbox(settings: Settings, say: Any) -> None:
         remedy = f"; to get one, {found.remedy}" if found.remedy else ""
         mark = PROBLEM if sandbox.required else NOTE
         say(mark, f"sandbox: none ({found.problem}), so {then}{remedy}")
+
+
+def _watching(settings: Settings, say: Any) -> None:
+    """Whether commands, skills, instructions and config.toml are followed as they change, in
+    the current folder and the home: the watch is laid and taken down, as a session lays it."""
+    if not settings.watch:
+        say(NOTE, "file watching: off ([workspace] watch = false); changes are seen at each prompt")
+        return
+    import anyio
+
+    from agent_core.watching.targets import home_targets, watch_points, workspace_targets
+    from agent_core.watching.watcher import probe
+
+    skills, home = settings.skills, settings.home
+    targets = (
+        workspace_targets(Path.cwd(), skills, home),
+        home_targets(home, skills, settings.user_instructions, memory=settings.memory.enabled),
+    )
+    for target in targets:
+        if (problem := anyio.run(probe, watch_points(target))) is not None:
+            say(NOTE, f"file watching: unavailable ({problem}); changes are seen at each prompt")
+            return
+    say(OK, "file watching: on (commands, skills, instructions, config.toml)")
 
 
 def _execution(settings: Settings, say: Any) -> None:

@@ -37,7 +37,7 @@ def find_context_files(cwd: Path) -> list[ContextFile]:
     that root once its links are resolved (the workspace, outside a repository)."""
     found: list[ContextFile] = []
     seen: set[str] = set()
-    chain = _up_to_repository_root(cwd)
+    chain = instruction_folders(cwd)
     root = chain[-1]
     where = "the repository" if (root / ".git").exists() else "the workspace"
     for directory in chain:
@@ -87,7 +87,9 @@ def render_context_files(files: list[ContextFile], tag: str = "project-instructi
     return "\n\n".join(sections)
 
 
-def _up_to_repository_root(cwd: Path) -> list[Path]:
+def instruction_folders(cwd: Path) -> list[Path]:
+    """Where the project's instructions are looked for: the workspace, then each parent up to
+    the repository root (the workspace alone outside a repository)."""
     chain = [cwd]
     if (cwd / ".git").exists():
         return chain
@@ -101,7 +103,7 @@ def _up_to_repository_root(cwd: Path) -> list[Path]:
 def fingerprint(cwd: Path) -> dict[Path, tuple[int, int]]:
     """What the context files look like on disk now (path -> size, mtime), to notice edits."""
     prints: dict[Path, tuple[int, int]] = {}
-    for directory in _up_to_repository_root(cwd):
+    for directory in instruction_folders(cwd):
         for name in NAMES:
             path = directory / name
             try:

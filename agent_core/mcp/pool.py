@@ -33,10 +33,17 @@ class McpServers:
         timeouts: Timeouts,
         report: Report,
     ) -> None:
-        self.connections = tuple(McpConnection(s, cwd, setup, timeouts, report) for s in specs)
+        self._cwd, self._setup, self._timeouts, self._report = cwd, setup, timeouts, report
+        self.connections = tuple(self._connection(s) for s in specs)
+        self.generation = 0  # counts the servers added since (``follow``)
         self._started = False
         self._closed = False
         self._stopped = anyio.Event()
+        self._closing = anyio.Event()
+        self._group: anyio.abc.TaskGroup | None = None  # where they run, once started
+
+    def _connection(self, spec: McpServerSpec) -> McpConnection:
+        return McpConnection(spec, self._cwd, self._setup, self._timeouts, self._report)
 
     def start(self, background: anyio.abc.TaskGroup) -> None:
         """Connect every server, concurrently, in tasks that outlive the request (once; never
@@ -51,10 +58,28 @@ class McpServers:
     async def _run(self) -> None:
         try:
             async with anyio.create_task_group() as group:
+                self._group = group
                 for connection in self.connections:
                     group.start_soon(_isolated, connection)
+                await self._closing.wait()  # open for servers added meanwhile (``follow``)
         finally:
             self._stopped.set()
+
+    def follow(self, specs: Sequence[McpServerSpec]) -> bool:
+        """Servers the user's config.toml names now that the session lacks, added (and started,
+        once the others are): whether any were. A server removed from the file keeps running
+        until the session ends; one of the same name (the editor's) is left as it is."""
+        known = {connection.name for connection in self.connections}
+        added = tuple(self._connection(spec) for spec in specs if spec.name not in known)
+        if not added or self._closed:
+            return False
+        self.connections += added
+        self.generation += 1
+        for connection in added if self._started else ():
+            connection.arm()
+            if self._group is not None:  # else ``_run``, about to start, takes them
+                self._group.start_soon(_isolated, connection)
+        return True
 
     async def ready(self) -> None:
         """Every server has connected or timed out."""
@@ -83,6 +108,7 @@ class McpServers:
     async def close(self) -> None:
         """Stop every server and wait until their processes are gone."""
         self._closed = True
+        self._closing.set()
         for connection in self.connections:
             connection.close()
         if self._started:
