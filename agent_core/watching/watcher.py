@@ -23,6 +23,7 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
+from agent_core.watching.probe import on_network
 from agent_core.watching.targets import Kind, Targets, WatchPoints, watch_points, what_changed
 
 if TYPE_CHECKING:
@@ -72,7 +73,11 @@ class FolderWatch:
             moved: frozenset[Kind] = frozenset()
             while not self._stopping.is_set():
                 targets = self._targets()
-                moved = await self._watch(targets, watch_points(targets), moved)
+                points = watch_points(targets)
+                if (remote := on_network(points.flat | points.deep)) is not None:
+                    self._fail(remote)
+                    return
+                moved = await self._watch(targets, points, moved)
         except Exception as exc:  # noqa: BLE001 - the background boundary: said once, never raised
             self._fail(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
 
@@ -161,6 +166,8 @@ async def probe(points: WatchPoints) -> str | None:
     The watch is laid and taken down at once."""
     from watchfiles import awatch  # pyright: ignore[reportUnknownVariableType]
 
+    if (remote := on_network(points.flat | points.deep)) is not None:
+        return remote
     stopped = anyio.Event()
     stopped.set()
     try:
