@@ -8,7 +8,6 @@ there, and which container carries the workspace's label.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -19,6 +18,9 @@ from agent_core.execution.container import (
     ContainerSpec,
     devcontainer_cli,
     find_devcontainer,
+)
+from agent_core.execution.container import (
+    built_tag as container_tag,
 )
 from agent_core.execution.engine import FIXES, Engine, EngineError, find_engine
 from agent_core.execution.settings import ExecutionSettings
@@ -46,14 +48,12 @@ def install_hint(engine: str | None) -> str:
 
 
 def built_tag(prefix: str, workspace: Path, source: Path) -> str | None:
-    """The tag the container backend builds ``source`` (a Dockerfile, prefix ``heron``, or a
-    devcontainer.json, ``heron-dev``) into for ``workspace``; None when it cannot be read."""
+    """The tag the container backend builds ``source`` into (``container.built_tag``); None
+    when it cannot be read."""
     try:
-        content = source.read_bytes()
-    except OSError:
+        return container_tag(prefix, workspace, source)
+    except EngineError:
         return None
-    key = hashlib.sha256(str(workspace).encode()).hexdigest()[:12]
-    return f"localhost/{prefix}-{key}:{hashlib.sha256(content).hexdigest()[:12]}"
 
 
 def report(

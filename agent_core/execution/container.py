@@ -31,6 +31,7 @@ import anyio
 from agent_core.execution.engine import TAIL_LINES, Engine, EngineError, Progress
 from agent_core.execution.server import CONTAINER_DIR
 from agent_core.safety.paths import CREDENTIAL_STORES, protected_in
+from agent_core.safety.safe_open import UnsafeFile, read_from, why_unreadable
 
 log = logging.getLogger("heron.execution")
 
@@ -55,6 +56,7 @@ kill -TERM -$p 2>/dev/null && { sleep 1; kill -KILL -$p 2>/dev/null; }
 exit 0
 """
 FIX_ATTEMPTS = 6
+SOURCE_CAP = 1024 * 1024  # a Dockerfile or devcontainer.json is far smaller
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ class ContainerSpec:
     @property
     def key(self) -> str:
         """The workspace's id: its first root's path, hashed."""
-        return hashlib.sha256(str(self.roots[0]).encode()).hexdigest()[:12]
+        return workspace_key(self.roots[0])
 
     @property
     def name(self) -> str:
@@ -227,11 +229,7 @@ class Container:
             return await self._devcontainer_image(self.spec.devcontainer, progress)
         dockerfile = self.spec.dockerfile
         assert dockerfile is not None
-        try:
-            content = dockerfile.read_bytes()
-        except OSError as unreadable:
-            raise EngineError(f"[execution] dockerfile {dockerfile}: {unreadable}") from None
-        tag = f"localhost/heron-{self.spec.key}:{hashlib.sha256(content).hexdigest()[:12]}"
+        tag = await anyio.to_thread.run_sync(built_tag, "heron", self.spec.roots[0], dockerfile)
         if (await self.engine.call("image", "inspect", tag, check=False)).code == 0:
             return tag
         if progress is not None:
@@ -242,7 +240,7 @@ class Container:
     async def _devcontainer_image(self, config: Path, progress: Progress | None) -> str:
         """The image the dev container CLI builds from the workspace's ``devcontainer.json``
         (features and all), tagged by the file's content: built once."""
-        tag = f"localhost/heron-dev-{self.spec.key}:{_digest(config)}"
+        tag = await anyio.to_thread.run_sync(built_tag, "heron-dev", self.spec.roots[0], config)
         if (await self.engine.call("image", "inspect", tag, check=False)).code == 0:
             return tag
         cli = devcontainer_cli(self.spec.roots)
@@ -268,11 +266,23 @@ class Container:
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]
 
 
-def _digest(path: Path) -> str:
+def workspace_key(root: Path) -> str:
+    """A workspace's id in names and tags: its root's path, hashed."""
+    return hashlib.sha256(str(root).encode()).hexdigest()[:12]
+
+
+def built_tag(prefix: str, root: Path, source: Path) -> str:
+    """The tag an image built from ``source`` (a Dockerfile: ``heron``; a devcontainer.json:
+    ``heron-dev``) gets for the workspace at ``root``: its key and the file's content, so that
+    an edited file builds anew. A file in the workspace is read as the repository's (inside
+    the root after links, regular, capped, never blocking); one outside it, as the user's own.
+    ``EngineError`` when it cannot be read."""
+    inside = root if source.is_relative_to(root) else None
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-    except OSError as unreadable:
-        raise EngineError(f"{path}: {unreadable.strerror}") from None
+        content = read_from(source, inside, SOURCE_CAP, whole=True).data
+    except (OSError, UnsafeFile) as unreadable:
+        raise EngineError(f"{source}: {why_unreadable(unreadable)}") from None
+    return f"localhost/{prefix}-{workspace_key(root)}:{hashlib.sha256(content).hexdigest()[:12]}"
 
 
 def find_devcontainer(root: Path) -> Path | None:
