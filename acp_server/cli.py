@@ -207,8 +207,10 @@ def _run_terminal_command(args: argparse.Namespace) -> int:
 def run_acp(*, model: str | None = None) -> int:
     from acp_server.front_door import open_connection
     from acp_server.jsonrpc.stdio import claim_stdio
+    from acp_server.loading import COLLECTOR
     from agent_core.config import ConfigWatch
 
+    COLLECTOR.hold("preload", "sdk")
     in_fd, out_fd = claim_stdio()  # first: nothing may reach the protocol stream but ACP
     config = ConfigWatch(model=model)  # a bad config.toml: served without it, sessions say why
     opening = open_connection(in_fd, out_fd, config.settings, problem=config.problem)
@@ -218,6 +220,8 @@ def run_acp(*, model: str | None = None) -> int:
         from acp_server.loading import start_sdk
 
         start_sdk(config.settings)  # the slowest import a first prompt needs, begun first
+    else:
+        COLLECTOR.release("sdk")
     from acp_server.server import serve  # the event loop and the rest, once initialize is answered
 
     return serve(in_fd, out_fd, config, opening)

@@ -90,6 +90,7 @@ class Session:
         self._titled = titled
         self._instructions: dict[Path, tuple[int, int]] | None = None  # as the prompt saw them
         self._mcp_generation = 0  # the MCP servers the agent's tools were made with
+        self.commands_told: dict[str, Any] | None = None  # the last available_commands_update
 
     # -- what it is ---------------------------------------------------------------------
 
@@ -172,6 +173,11 @@ class Session:
         await anyio.to_thread.run_sync(self.model.warm_up)
         await self._parts.mcp.ready()
         await self.ready()
+
+    async def idle(self) -> None:
+        """Returns once no prompt of this session runs or waits (at once when none does)."""
+        async with self.turn_lock:
+            pass
 
     async def reload(self) -> None:
         """The system prompt made again from the workspace as it is now (``/reload``)."""

@@ -3,11 +3,13 @@ moment ``initialize`` is answered, before any session asks for it."""
 
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 
 import pytest
 
+from acp_server.loading import CollectorPause
 from agent_core.config import load_settings
 from agent_core.models.registry import sdk_of
 from tests.support.raw import RawAgent
@@ -50,3 +52,33 @@ def test_the_configured_providers_sdk_loads_without_waiting_for_a_session(
         while not _loaded(agent.proc.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert _loaded(agent.proc.pid), "the SDK did not load without a session"
+
+
+def test_the_collector_is_off_until_the_parts_held_have_loaded_then_they_are_frozen() -> None:
+    pause = CollectorPause()
+    assert gc.isenabled()
+    try:
+        pause.hold("sdk", "preload")
+        assert not gc.isenabled()
+        pause.release("sdk")
+        pause.release("sdk")  # said twice: counted once
+        assert not gc.isenabled()
+        before = gc.get_freeze_count()
+        loaded = [[] for _ in range(100)]  # what an import keeps: tracked containers
+        pause.release("preload")
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= before + len(loaded)
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_a_part_never_held_leaves_the_collector_alone() -> None:
+    pause = CollectorPause()
+    try:
+        pause.release("sdk")  # a scripted model has no SDK: nothing was held for it
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

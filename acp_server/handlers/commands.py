@@ -37,11 +37,18 @@ async def on_disk(state: ServerState, session: Session) -> tuple[Catalog, Comman
     return await anyio.to_thread.run_sync(commands_on_disk, settings, cwd)
 
 
-async def announce_commands(state: ServerState, session: Session) -> None:
+async def announce_commands(
+    state: ServerState, session: Session, *, if_changed: bool = False
+) -> None:
     """``available_commands_update`` (after a session response: JetBrains waits otherwise),
-    then a notice per template left out."""
+    then a notice per template left out. ``if_changed``: only if the list differs from the one
+    told last (a session told none is told nothing)."""
     _, found = await on_disk(state, session)
-    await session.tell(to_commands_update(found.commands))
+    update = to_commands_update(found.commands)
+    if if_changed and update == (session.commands_told or update):
+        return
+    session.commands_told = update
+    await session.tell(update)
     if not found.left_out:
         return
     from acp_server.bridge.updates import to_session_update

@@ -11,7 +11,8 @@ at once, without waiting for a prompt.
   any session, and the watcher cannot tell its writes from the user's).
 
 One watcher per workspace and one for Heron's home, shared by the sessions in them, started
-after ``session/new`` is answered (``follow``), stopped with their last session (``forget``).
+once a new session is warm and no prompt of it runs (``follow``: a first prompt sent at once
+goes first), stopped with their last session (``forget``).
 Where the watcher cannot run, or ``[workspace] watch = false``, it is said once in the log and
 the sessions rely on the checks each prompt makes anyway.
 """
@@ -66,6 +67,7 @@ class LiveWorkspaces:
             watch.subscribe(session.id, lambda kinds, h=is_home: self._changed(session, kinds, h))
             with anyio.move_on_after(START_WAIT_S):
                 await watch.started.wait()
+        await self._catch_up(session)
 
     def forget(self, session_id: str) -> None:
         """The session closed: a watcher no session uses any more stops."""
@@ -115,6 +117,16 @@ class LiveWorkspaces:
         for watch in self._watches.values():
             watch.stop()
         self._watches.clear()
+
+    async def _catch_up(self, session: Session) -> None:
+        """What changed before the watch was laid (it waits for a first prompt sent at once),
+        told now as the watcher would have told it; the instructions' notice is told once."""
+        state = self._state
+        if state.config.refresh():
+            await self._changed(session, frozenset({"config"}), is_home=True)
+        else:
+            await announce_commands(state, session, if_changed=True)
+        await session.tell_about_changed_instructions()
 
     async def _changed(self, session: Session, kinds: frozenset[Kind], is_home: bool) -> None:
         state = self._state

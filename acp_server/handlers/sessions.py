@@ -90,14 +90,16 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
 
     async def after() -> None:
         session.start(state.background)
-        if state.background is not None:
-            state.background.start_soon(refresh_model_lists, state)  # the picker, later
-        await live_workspaces(state).follow(session)  # commands announced after: none missed
         if announce:
             await announce_commands(state, session)
             await session.tell_about_history()
         await session.prepare()
         await state.run_once("turn machinery", state.warm_up)
         await session.warm_up()  # built now, so that a prompt finds it ready
+        # What no prompt needs waits for a prompt sent meanwhile: they would share one interpreter.
+        await session.idle()
+        if state.background is not None:
+            state.background.start_soon(refresh_model_lists, state)  # the picker
+        await live_workspaces(state).follow(session)
 
     return Reply(opening_result(session.id if with_id else None, options), after=after)

@@ -1,0 +1,61 @@
+"""A first prompt sent the moment ``session/new`` answers goes first: what no prompt needs (the
+model picker's lists, the workspace's watcher) starts once it has ended, through a real
+``heron acp`` and the fake model server; nothing is lost by the wait."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.fake_llm import FakeLLM, Reply, Text
+from tests.support.raw import RawAgent
+
+TURN_S = 1.0  # the first reply is held open this long: the turn surely runs meanwhile
+
+
+def _commands(message: dict[str, Any]) -> set[str]:
+    if message.get("method") != "session/update":
+        return set()
+    update = message["params"]["update"]
+    if update["sessionUpdate"] != "available_commands_update":
+        return set()
+    return {command["name"] for command in update["availableCommands"]}
+
+
+@pytest.mark.parametrize("env_model", ["openai:gpt-bench"])
+def test_the_model_lists_are_asked_once_the_first_prompt_has_ended(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    fake.enqueue(Reply((Text("Hello."),), hold_open=TURN_S))
+    with RawAgent(env) as agent:
+        agent.initialize()
+        stop, _ = agent.prompt(agent.new_session(workspace), "hi")
+        assert stop == "end_turn"
+        ended = fake.finished(fake.requests[0])
+        deadline = time.monotonic() + 10
+        while not fake.listings and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert fake.listings, "the model lists were never asked"
+    assert fake.listings[0].started_at >= ended
+
+
+@pytest.mark.parametrize("env_model", ["openai:gpt-bench"])
+def test_a_template_written_during_the_first_prompt_is_told_after_it(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    """The watch is laid after the first prompt; what changed before it is still told."""
+    fake.enqueue(Reply((Text("Hello."),), hold_open=TURN_S))
+    template = workspace / ".heron" / "commands" / "review.md"
+    with RawAgent(env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        agent.start_prompt(session_id, "hi", request_id="first")
+        fake.wait_for_requests(1)  # the turn runs: the watch waits for it
+        template.parent.mkdir(parents=True)
+        template.write_text("description: Review the change\n\nReview $ARGUMENTS\n")
+        agent.wait_for(lambda m: m.get("id") == "first", timeout=30)
+        told = agent.wait_for(lambda m: "review" in _commands(m), timeout=10)
+    assert told["params"]["sessionId"] == session_id
