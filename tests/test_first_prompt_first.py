@@ -59,3 +59,20 @@ def test_a_template_written_during_the_first_prompt_is_told_after_it(
         agent.wait_for(lambda m: m.get("id") == "first", timeout=30)
         told = agent.wait_for(lambda m: "review" in _commands(m), timeout=10)
     assert told["params"]["sessionId"] == session_id
+
+
+@pytest.mark.parametrize("env_model", ["openai:gpt-bench"])
+def test_a_session_closed_during_its_first_prompt_is_never_watched(
+    env: dict[str, str], workspace: Path, fake: FakeLLM, heron_home: Path
+) -> None:
+    fake.enqueue(Reply((Text("Hello."),), hold_open=TURN_S))
+    with RawAgent(env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        agent.start_prompt(session_id, "hi", request_id="first")
+        fake.wait_for_requests(1)
+        agent.request("session/close", {"sessionId": session_id})
+        agent.wait_for(lambda m: m.get("id") == "first", timeout=30)
+        agent.drain(1.0)  # the session's follow-up has run its course
+    logged = "".join(p.read_text() for p in (heron_home / "logs").glob("*"))
+    assert "watching workspace" not in logged

@@ -57,6 +57,8 @@ class LiveWorkspaces:
         if self.problem is not None or state.background is None:
             return
         await state.run_once("watchfiles", _load_watchfiles)
+        if state.sessions.get(session.id) is not session:  # closed meanwhile: nothing to follow
+            return
         cwd, home = session.setup.cwd, state.settings.home
         roots = (
             (f"workspace {cwd}", self._workspace(cwd), False),
