@@ -6,8 +6,7 @@ beside them, off the event loop:
 
 1. **The provider's SDK**, from the moment ``initialize`` is answered (``start_sdk``): the
    slowest part by far (``import anthropic`` ~1 s, ``import openai`` ~0.45 s here): a prompt
-   typed a second or two after the session opened should find it loaded. The TLS context its
-   client will use is made beside it, on the other core (``models/tls.py``).
+   typed a second or two after the session opened should find it loaded.
 2. **PRELOAD**, once the server runs: what building a session and the session methods need.
 3. **WARM_UP**, once a session exists: the turn machinery (loop, tools, command judgement,
    the bash grammar).
@@ -118,9 +117,6 @@ def _load_sdk(settings: Settings) -> None:
             from agent_core.models.registry import sdk_of
 
             if (module := sdk_of(settings.model, settings)) is not None:
-                from agent_core.models import tls
-
-                tls.begin()  # on the other core: OpenSSL reads the certificates without the GIL
                 importlib.import_module(module)
         finally:
             COLLECTOR.release("sdk")

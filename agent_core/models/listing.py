@@ -21,7 +21,6 @@ import anyio
 
 from agent_core.files.atomic import write_atomically
 from agent_core.files.json_text import json_object
-from agent_core.models import tls
 from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:
@@ -88,7 +87,7 @@ async def fetch_models(provider: ProviderSettings) -> tuple[str, ...]:
 def _http_client() -> httpx2.AsyncClient:
     import httpx2
 
-    return httpx2.AsyncClient(timeout=TIMEOUT, verify=tls.context())
+    return httpx2.AsyncClient(timeout=TIMEOUT)
 
 
 @dataclass(frozen=True)
