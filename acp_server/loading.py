@@ -75,10 +75,10 @@ class CollectorPause:
     """The cyclic garbage collector off while Heron loads, and what loaded frozen after.
 
     Importing makes almost no garbage (~800 objects in 3,700 modules), yet the collector, which
-    counts allocations, scans the growing heap again and again meanwhile: 15% of ``import
+    counts allocations, scans the growing heap again and again meanwhile: ~15% of ``import
     anthropic``. So it is off from the start until every part begun (``hold``) has ended
-    (``release``); then all that loaded is frozen (``gc.freeze``: never scanned again, the
-    handful of objects the imports dropped kept for good) and the collector is back on.
+    (``release``); then all that loaded is frozen (``gc.freeze``: not scanned again until
+    ``settle`` collects once over everything) and the collector is back on.
     """
 
     def __init__(self) -> None:
@@ -141,7 +141,9 @@ def warm_up() -> None:
 
 def settle() -> None:
     """Once, after the first answer: a full collection of what loading left (paid now rather
-    than inside a turn), then the survivors frozen (``gc.freeze``): the modules, classes and
-    tables loaded for good are never scanned again, which shortens every later collection."""
+    than inside a turn), what ``COLLECTOR`` froze included, then the survivors frozen
+    (``gc.freeze``): the modules, classes and tables loaded for good are never scanned again,
+    which shortens every later collection."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()

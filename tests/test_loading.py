@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import gc
 import time
+import weakref
 from pathlib import Path
 
 import pytest
 
-from acp_server.loading import CollectorPause
+from acp_server.loading import CollectorPause, settle
 from agent_core.config import load_settings
 from agent_core.models.registry import sdk_of
 from tests.support.raw import RawAgent
@@ -79,6 +80,27 @@ def test_a_part_never_held_leaves_the_collector_alone() -> None:
         pause.release("sdk")  # a scripted model has no SDK: nothing was held for it
         assert gc.isenabled()
         assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_settle_collects_the_garbage_frozen_while_loading() -> None:
+    class Node:
+        pass
+
+    pause = CollectorPause()
+    try:
+        pause.hold("preload")
+        cycle = Node()
+        cycle.itself = cycle  # type: ignore[attr-defined]  # garbage only the collector frees
+        gone = weakref.ref(cycle)
+        del cycle
+        pause.release("preload")  # frozen with the rest: not collected yet
+        gc.collect()
+        assert gone() is not None
+        settle()
+        assert gone() is None
     finally:
         gc.unfreeze()
         gc.enable()
