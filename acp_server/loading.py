@@ -62,6 +62,7 @@ PRELOAD = (
 # What the first prompt's turn needs, loaded once a session exists.
 WARM_UP = (
     "acp_server.turn",
+    "agent_core.hooks.prompts",
     "acp_server.bridge.linked",
     "acp_server.bridge.failures",
     "agent_core.loop.agent",

@@ -1,0 +1,45 @@
+"""The providers' SDK clients as the session's warm-up leaves them (``models/clients.py``): what
+the SDK would work out before its first request is known already, so that request starts no
+thread of its own. Against the fake model server, with the real SDKs."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import anyio
+import pytest
+
+from agent_core.config import load_settings
+from agent_core.messages import TextPart, UserMessage
+from agent_core.models.base import ModelRequest
+from agent_core.models.registry import create_model
+from tests.support.fake_llm import FakeLLM, Reply, Text
+
+
+def _executor_threads() -> set[str]:
+    """The threads of an event loop's default executor (``asyncio_<n>``)."""
+    return {t.name for t in threading.enumerate() if t.name.startswith("asyncio_")}
+
+
+@pytest.mark.parametrize(
+    "spec", ["anthropic:claude-bench", "openai:gpt-bench", "openai-chat:bench-model"]
+)
+def test_a_warm_clients_first_request_starts_no_thread(
+    spec: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    settings = load_settings(
+        {**fake.environment(spec), "HERON_HOME": str(tmp_path)}, read_file=False
+    )
+    model = create_model(spec, settings)
+    model.warm_up()  # as the session's warm-up does, in a worker thread
+    fake.enqueue(Reply((Text("Hello."),)))
+    request = ModelRequest(system="Be brief.", messages=(UserMessage((TextPart("hi"),)),))
+
+    async def first_request() -> set[str]:
+        async for _ in model.stream(request):
+            pass
+        return _executor_threads()
+
+    assert anyio.run(first_request) == set()
+    assert fake.requests, "the request did not reach the model server"
