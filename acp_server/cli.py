@@ -209,10 +209,13 @@ def run_acp(*, model: str | None = None) -> int:
     from acp_server.jsonrpc.stdio import claim_stdio
     from acp_server.loading import COLLECTOR
     from agent_core.config import ConfigWatch
+    from agent_core.models import known
+    from agent_core.models.known_cache import KEPT_FIGURES
 
     COLLECTOR.hold("preload", "sdk")
     in_fd, out_fd = claim_stdio()  # first: nothing may reach the protocol stream but ACP
     config = ConfigWatch(model=model)  # a bad config.toml: served without it, sessions say why
+    known.keep_at(config.settings.home / KEPT_FIGURES)
     opening = open_connection(in_fd, out_fd, config.settings, problem=config.problem)
     if opening.stops and opening.greeting is None:  # stopped before the editor said a thing
         return 0

@@ -8,8 +8,10 @@ from typing import TextIO
 
 from agent_core.config import load_settings
 from agent_core.errors import ConfigError
+from agent_core.models import known
 from agent_core.models.catalog import ModelInfo
 from agent_core.models.inventory import known_models, origin
+from agent_core.models.known_cache import KEPT_FIGURES
 
 HEADER = ("MODEL", "WINDOW", "OUTPUT", "IMAGES", "IN $/M", "OUT $/M", "CACHE R/W $/M", "FROM")
 
@@ -20,6 +22,7 @@ def run_models(out: TextIO, wanted: str = "") -> int:
     except ConfigError as exc:
         out.write(f"config: {exc}\n")
         return 1
+    known.keep_at(settings.home / KEPT_FIGURES)
     rows = [_row(spec, info) for spec, info in known_models(settings, wanted)]
     if not rows:
         out.write(f"No model known matches {wanted!r}.\n")

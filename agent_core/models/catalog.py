@@ -110,7 +110,7 @@ class CataloguedModel:
         return self._info
 
     def learn(self) -> None:
-        """Load the models.dev data (blocking, ~90 ms once per process): call it off the loop."""
+        """Load the models.dev data (blocking, once per process): call it off the loop."""
         known.load()
 
     async def learned(self) -> None:
