@@ -59,14 +59,24 @@ PRELOAD = (
     "acp_server.handlers.prompt",
     "acp_server.handlers.stored",
 )
-# What the first prompt's turn needs, loaded once a session exists.
+# What the first prompt's turn needs, loaded once a session exists: the turn, then what
+# building the session's agent imports (``wiring.make_agent``, on the event loop).
 WARM_UP = (
     "acp_server.turn",
     "agent_core.hooks.prompts",
     "acp_server.bridge.linked",
     "acp_server.bridge.failures",
     "agent_core.loop.agent",
+    "agent_core.loop.meter",
     "agent_core.tools",
+    "agent_core.tools.switched",
+    "agent_core.tools.execute_code",
+    "agent_core.tools.memory",
+    "agent_core.tools.skill",
+    "agent_core.delegation.tool",
+    "agent_core.hooks.tools",
+    "agent_core.mcp.tool",
+    "agent_core.sessions.search",
     "agent_core.safety.policy",
     "agent_core.safety.judge",
 )

@@ -153,4 +153,5 @@ def live_workspaces(state: ServerState) -> LiveWorkspaces:
 
 
 def _load_watchfiles() -> None:
-    importlib.import_module("watchfiles")  # off the event loop, once
+    for module in ("watchfiles", "agent_core.watching.targets", "agent_core.watching.watcher"):
+        importlib.import_module(module)  # off the event loop, once
