@@ -80,12 +80,13 @@ def load() -> None:
 def _read_kept() -> dict[str, dict[str, Figures]]:
     from agent_core.models import known_cache
 
-    data, kept_at = _data_file(), _kept_at
+    kept_at = _kept_at
+    data = _data_file() if kept_at is not None else None
+    if kept_at is None or data is None:
+        return _read()
     try:
-        stamp = known_cache.stamp_of(data) if data is not None and kept_at else None
+        stamp = known_cache.stamp_of(data)
     except OSError:
-        stamp = None
-    if stamp is None or kept_at is None:
         return _read()
     kept = known_cache.read(kept_at, stamp)
     if kept is not None and set(kept) == set(CATALOGUES):

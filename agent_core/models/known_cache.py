@@ -35,11 +35,12 @@ def stamp_of(data: Path) -> list[int]:
 
 def read(path: Path, stamp: list[int]) -> dict[str, dict[str, Row]] | None:
     """The catalogues kept at ``path`` from the data file ``stamp`` names, or None."""
+    from agent_core.safety.safe_open import UnsafeFile, read_own
+
     try:
-        if path.stat().st_size > MAX_BYTES:
-            return None
-        kept = json_object(json.loads(path.read_bytes()))
-    except (OSError, ValueError):
+        read = read_own(path, MAX_BYTES)  # regular, capped, never blocking
+        kept = json_object(json.loads(read.data)) if not read.truncated else {}
+    except (OSError, UnsafeFile, ValueError):
         return None
     if kept.get("stamp") != stamp or kept.get("format") != FORMAT:
         return None
