@@ -8,11 +8,13 @@ beside them, off the event loop:
    slowest part by far (``import anthropic`` ~1 s, ``import openai`` ~0.45 s here): a prompt
    typed a second or two after the session opened should find it loaded.
 2. **PRELOAD**, once the server runs: what building a session and the session methods need.
-3. **WARM_UP**, once a session exists: the turn machinery (loop, tools, command judgement,
-   the bash grammar).
-4. **What no prompt needs** (the model picker's lists, the workspace's watcher), once a session
-   is warm and no prompt of it runs (``handlers/sessions.py``): a prompt sent at once goes
-   first, since every step shares one interpreter lock.
+3. **WARM_UP**, once a session exists: what a turn needs to send its first model request
+   (the loop, the tools and their schemas).
+4. **What no model request needs**, once a session is warm and no prompt of it runs
+   (``handlers/sessions.py``): a prompt sent at once goes first, since every step shares one
+   interpreter lock. First what a tool call needs (``warm_tools``: the command judge and the
+   bash grammar; a command run before then loads it itself, off the event loop), then the
+   model picker's lists and the workspace's watcher.
 5. **Settling**, once the first prompt is answered (``settle``): what the loading left behind
    collected, and what it built frozen out of the garbage collector's way, so that no later
    turn pays a full collection over it. The pause lands while the user reads an answer: run
@@ -78,7 +80,6 @@ WARM_UP = (
     "agent_core.mcp.tool",
     "agent_core.sessions.search",
     "agent_core.safety.policy",
-    "agent_core.safety.judge",
 )
 
 
@@ -142,12 +143,18 @@ def preload() -> None:
 
 
 def warm_up() -> None:
-    """Import and build what the first prompt needs, off the request path."""
+    """Import what a first prompt's model request needs, off the request path."""
     for module in WARM_UP:
         importlib.import_module(module)
+
+
+def warm_tools() -> None:
+    """Import and build what judging a command needs: the judge, and the bash grammar."""
+    from agent_core.approval.gate import JUDGE
     from agent_core.safety import shell
 
-    shell.warm_up()  # the bash grammar, before the first command is judged
+    importlib.import_module(JUDGE)
+    shell.warm_up()
 
 
 def settle() -> None:

@@ -105,6 +105,7 @@ def _serve(
         preload=preload,
         probe=probe,
         warm_up=loading.warm_up,
+        warm_tools=loading.warm_tools,
         client=greeting.client if greeting else ClientInfo(),
         model_lists=lists,
     )

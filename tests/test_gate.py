@@ -4,6 +4,8 @@ may change the workspace (``policy.changes_workspace``)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -157,3 +159,21 @@ async def test_a_judgement_given_is_used_not_made_again(tmp_path: Path) -> None:
     assert asked.options[1].name == "Always allow `make deploy` here"
     assert rules.allowed() == {"make deploy"}
     assert judge("x").prefixes != given.prefixes
+
+
+def test_a_command_judged_before_the_judge_loaded_loads_it_off_the_event_loop() -> None:
+    """A command the first turn runs before the tool machinery loaded (``warm_tools``) is
+    judged as any other; the judge it needs loads in a worker thread, not on the event loop."""
+    code = """
+import sys, threading, anyio
+from agent_core.approval.gate import JUDGE, judged
+class Watch:  # notes the thread that looks for the judge, and leaves the finding to the others
+    def find_spec(self, name, path=None, target=None):
+        if name == JUDGE:
+            print("main thread" if threading.current_thread() is threading.main_thread() else "worker")
+sys.meta_path.insert(0, Watch())
+print(JUDGE in sys.modules)
+print(anyio.run(judged, "git push").prefixes, anyio.run(judged, "ls -la").read_only)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["False", "worker", "('git push',) True"]

@@ -96,8 +96,10 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         await session.prepare()
         await state.run_once("turn machinery", state.warm_up)
         await session.warm_up()  # built now, so that a prompt finds it ready
-        # What no prompt needs waits for a prompt sent meanwhile: they would share one interpreter.
+        # What no model request needs waits for a prompt sent meanwhile: they would share one
+        # interpreter.
         await session.idle()
+        await state.run_once("tool machinery", state.warm_tools)
         if state.background is not None:
             state.background.start_soon(refresh_model_lists, state)  # the picker
         await live_workspaces(state).follow(session)

@@ -39,6 +39,7 @@ class ServerState:
     preload: Callable[[], None] = lambda: None  # once `initialize` is answered: the turn machinery
     probe: Callable[[], None] = lambda: None  # from the start: which sandbox this machine has
     warm_up: Callable[[], None] = lambda: None  # once a session exists: what prompts need
+    warm_tools: Callable[[], None] = lambda: None  # once a session idles: what tool calls need
     client: ClientInfo = field(default_factory=ClientInfo)
     background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections
     model_lists: ModelLists | None = None  # what the providers offer, for the model picker

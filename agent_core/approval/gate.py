@@ -14,20 +14,28 @@ files: for one, the checkpoint is taken before the question, not after, and aske
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
+import anyio
+
 from agent_core.errors import ToolError
 from agent_core.events import Event, NoticeRaised, ToolCallUpdated
-from agent_core.safety.judge import judge
 from agent_core.safety.policy import Command, changes_workspace
 
 if TYPE_CHECKING:
     from agent_core.approval.permissions import ApprovalRequest, Permissions
     from agent_core.checkpoints.coverage import Coverage
     from agent_core.checkpoints.session import Checkpoint
+    from agent_core.safety.findings import Judgement
     from agent_core.safety.policy import Action
+
+# The command judge: the bash grammar and the rule tables, ~30 ms to load. No model request
+# needs it, so a session's first request goes out without it (``acp_server.loading``).
+JUDGE = "agent_core.safety.judge"
 
 
 class Checkpointer(Protocol):
@@ -55,7 +63,7 @@ async def admit(context: Call, action: Action, request: ApprovalRequest) -> None
     """Returns when ``action`` may go ahead (its checkpoint taken, when it changes the
     workspace); raises ``ToolError`` with the refusal the model should read when it may not."""
     permissions = context.permissions
-    judgement = judge(action.command) if isinstance(action, Command) else None
+    judgement = await judged(action.command) if isinstance(action, Command) else None
     taken = False
     if judgement is not None and judgement.emptied and permissions.mode != "plan":
         taken = await before_change(context)
@@ -67,6 +75,16 @@ async def admit(context: Call, action: Action, request: ApprovalRequest) -> None
         raise ToolError(refusal)
     if not taken and changes_workspace(situation):
         await before_change(context)
+
+
+async def judged(command: str) -> Judgement:
+    """``command`` judged; the judge loaded in a worker thread should this be its first use
+    (an import on the event loop would hold every other request meanwhile)."""
+    if JUDGE not in sys.modules:
+        await anyio.to_thread.run_sync(importlib.import_module, JUDGE)
+    from agent_core.safety.judge import judge
+
+    return judge(command)
 
 
 async def before_change(context: Call) -> bool:
