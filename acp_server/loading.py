@@ -129,6 +129,9 @@ def _load_sdk(settings: Settings) -> None:
             from agent_core.models.registry import sdk_of
 
             if (module := sdk_of(settings.model, settings)) is not None:
+                from agent_core.models import tls
+
+                tls.begin()  # without the interpreter lock, mostly: beside the import
                 importlib.import_module(module)
         finally:
             COLLECTOR.release("sdk")

@@ -4,6 +4,8 @@ thread of its own. Against the fake model server, with the real SDKs."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -43,3 +45,32 @@ def test_a_warm_clients_first_request_starts_no_thread(
 
     assert anyio.run(first_request) == set()
     assert fake.requests, "the request did not reach the model server"
+
+
+def test_the_processs_https_clients_share_one_tls_context(fake: FakeLLM, tmp_path: Path) -> None:
+    """Each client building its own TLS context parsed the CA store again (~20 ms, ~0.8 MB):
+    the SDKs' clients and the model lists' take the one begun beside the SDK's import. Counted
+    in a fresh interpreter, where httpx makes every default context."""
+    code = """
+import sys, threading, httpcore2
+from agent_core.config import load_settings
+from agent_core.models import listing, tls
+from agent_core.models.registry import create_model
+made = []
+make = httpcore2.default_ssl_context
+httpcore2.default_ssl_context = lambda **kw: made.append(threading.current_thread().name) or make(**kw)
+tls.begin()
+for spec in ("anthropic:claude-bench", "openai:gpt-bench", "openai-chat:bench-model"):
+    env = {"HERON_HOME": sys.argv[1], "ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k",
+           "ANTHROPIC_BASE_URL": sys.argv[2], "OPENAI_BASE_URL": sys.argv[2]}
+    create_model(spec, load_settings(env, read_file=False)).warm_up()
+listing._http_client(), listing._http_client()
+print(made)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), fake.url],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.split() == ["['TLS", "context']"]

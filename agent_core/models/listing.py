@@ -87,7 +87,9 @@ async def fetch_models(provider: ProviderSettings) -> tuple[str, ...]:
 def _http_client() -> httpx2.AsyncClient:
     import httpx2
 
-    return httpx2.AsyncClient(timeout=TIMEOUT)
+    from agent_core.models import tls
+
+    return httpx2.AsyncClient(timeout=TIMEOUT, verify=tls.context())
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from agent_core.messages import (
     ToolResultPart,
     Usage,
 )
+from agent_core.models import tls
 from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
 from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, with_array
@@ -63,6 +64,7 @@ class OpenAIClient:
                     base_url=provider.base_url,
                     max_retries=0,
                     default_headers=dict(provider.headers) or None,
+                    http_client=openai.DefaultAsyncHttpxClient(verify=tls.context()),
                 ),
             )
 
