@@ -4,6 +4,7 @@ thread of its own. Against the fake model server, with the real SDKs."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -74,3 +75,28 @@ print(made)
         check=True,
     )
     assert out.stdout.split() == ["['TLS", "context']"]
+
+
+def test_certificates_that_cannot_be_read_name_the_variable_to_fix(tmp_path: Path) -> None:
+    """A bad ``SSL_CERT_FILE`` was an internal error out of the SDK's client; it is now the
+    configuration error a prompt answers with, naming the variables to check, and once fixed
+    the next client takes the context."""
+    code = """
+import os, sys
+from agent_core.errors import ModelConfigError
+from agent_core.models import tls
+try:
+    tls.context()
+except ModelConfigError as exc:
+    print(exc)
+os.environ.pop("SSL_CERT_FILE")
+print(type(tls.context()).__name__)
+"""
+    env = {**os.environ, "SSL_CERT_FILE": str(tmp_path / "ca.pem")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    said, made = out.stdout.splitlines()
+    assert said.startswith("The TLS certificates could not be read: [Errno 2]")
+    assert "SSL_CERT_FILE or SSL_CERT_DIR names them: fix or unset it" in said
+    assert made == "SSLContext"

@@ -15,7 +15,6 @@ files: for one, the checkpoint is taken before the question, not after, and aske
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
 # The command judge: the bash grammar and the rule tables, ~30 ms to load. No model request
 # needs it, so a session's first request goes out without it (``acp_server.loading``).
 JUDGE = "agent_core.safety.judge"
+_judge: list[Callable[[str], Judgement]] = []  # the judge, once taken
 
 
 class Checkpointer(Protocol):
@@ -78,13 +78,12 @@ async def admit(context: Call, action: Action, request: ApprovalRequest) -> None
 
 
 async def judged(command: str) -> Judgement:
-    """``command`` judged; the judge loaded in a worker thread should this be its first use
-    (an import on the event loop would hold every other request meanwhile)."""
-    if JUDGE not in sys.modules:
-        await anyio.to_thread.run_sync(importlib.import_module, JUDGE)
-    from agent_core.safety.judge import judge
-
-    return judge(command)
+    """``command`` judged. The judge is taken from a worker thread the first time: there it
+    loads, or waits for the warm-up's load to end, while the event loop answers other requests."""
+    if not _judge:
+        module = await anyio.to_thread.run_sync(importlib.import_module, JUDGE)
+        _judge.append(module.judge)
+    return _judge[0](command)
 
 
 async def before_change(context: Call) -> bool:

@@ -9,8 +9,11 @@ instead of waiting for it once the SDK is in. It is the context each client woul
 
 from __future__ import annotations
 
+import contextlib
 import ssl
 import threading
+
+from agent_core.errors import ModelConfigError
 
 _lock = threading.Lock()
 _made: list[ssl.SSLContext] = []
@@ -18,14 +21,31 @@ _made: list[ssl.SSLContext] = []
 
 def begin() -> None:
     """Start making the context in a daemon thread; ``context()`` waits for it."""
-    threading.Thread(target=context, name="TLS context", daemon=True).start()
+    threading.Thread(target=_make, name="TLS context", daemon=True).start()
+
+
+def _make() -> None:
+    with contextlib.suppress(ModelConfigError):  # said by the client that needs it
+        context()
 
 
 def context() -> ssl.SSLContext:
-    """The process's TLS context, made on first use (or waited for, once begun)."""
+    """The process's TLS context, made on first use (or waited for, once begun); raises
+    ``ModelConfigError`` with the fix when the certificates cannot be read."""
     with _lock:
         if not _made:
             import httpcore2
 
-            _made.append(httpcore2.default_ssl_context())
+            try:
+                _made.append(httpcore2.default_ssl_context())
+            except (OSError, ssl.SSLError) as exc:
+                raise ModelConfigError(_unreadable(exc)) from None
         return _made[0]
+
+
+def _unreadable(exc: Exception) -> str:
+    return (
+        f"The TLS certificates could not be read: {exc}. When set, SSL_CERT_FILE or "
+        "SSL_CERT_DIR names them: fix or unset it; otherwise install the system's CA "
+        "certificates (ca-certificates)."
+    )
