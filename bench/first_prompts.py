@@ -20,6 +20,7 @@ from tests.support.fake_llm import FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
 
 SAMPLES = 15  # a ratio of two ~6 ms figures: enough of them that the noise averages out
+FRESH = 5  # fresh processes per first-prompt figure: a machine shared with others swings them
 PAUSE = 0.3  # seconds between an answer and the next prompt (a process that idles is slower)
 IDLE_MB = {"anthropic": 89, "openai": 63, "openai-chat": 63}  # the provider's SDK loaded
 SDKS = {"anthropic": "anthropic", "openai": "openai", "openai-chat": "openai"}
@@ -93,7 +94,7 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
             stalls: list[float] = []
             settled: list[tuple[float, float]] = []
             sdk = sdk_import_s(SDKS[provider])
-            for _ in range(3):
+            for _ in range(FRESH):
                 settled.append(settled_over_later(run_env, workspace, command, fake))
                 with RawAgent(run_env, check_schema=False, command=command) as fresh:
                     fresh.initialize()
@@ -126,7 +127,8 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 "ms",
                 round(sdk * 1000 + 60, 1),
                 f"a fresh process; editor-observed time minus the model server's own; median of "
-                f"3; budget: `import {SDKS[provider]}` in a fresh interpreter, {sdk * 1000:.1f} ms "
+                f"{FRESH}; budget: `import {SDKS[provider]}` in a fresh interpreter, "
+                f"{sdk * 1000:.1f} ms "
                 f"(median of {IMPORTS}, this run), + 60 ms",
             ),
             Figure(
@@ -137,7 +139,7 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 1.2,
                 f"a fresh process; {settled_first * 1000:.1f} ms against "
                 f"{settled_later * 1000:.1f} ms (the next prompt, after {PAUSE:g} s), "
-                "editor-observed minus the model server's time; median of 3",
+                f"editor-observed minus the model server's time; median of {FRESH}",
             ),
             Figure(
                 f"a second session's first prompt over a later one ({provider})",
@@ -155,7 +157,7 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 None,
                 "a fresh process; the slowest of the answers to a request sent every 20 ms "
                 "from the prompt on, for 1.5 s (how long a cancel would wait to be read); "
-                "median of 3",
+                f"median of {FRESH}",
             ),
             Figure(
                 f"peak RSS, idle after `session/new` ({provider})",
