@@ -81,8 +81,7 @@ def _read_kept() -> dict[str, dict[str, Figures]]:
     from agent_core.models import known_cache
 
     kept_at = _kept_at
-    data = _data_file() if kept_at is not None else None
-    if kept_at is None or data is None:
+    if kept_at is None or (data := _data_file()) is None:
         return _read()
     try:
         stamp = known_cache.stamp_of(data)

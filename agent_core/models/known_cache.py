@@ -38,8 +38,8 @@ def read(path: Path, stamp: list[int]) -> dict[str, dict[str, Row]] | None:
     from agent_core.safety.safe_open import UnsafeFile, read_own
 
     try:
-        read = read_own(path, MAX_BYTES)  # regular, capped, never blocking
-        kept = json_object(json.loads(read.data)) if not read.truncated else {}
+        copy = read_own(path, MAX_BYTES)  # regular, capped, never blocking
+        kept = json_object(json.loads(copy.data)) if not copy.truncated else {}
     except (OSError, UnsafeFile, ValueError):
         return None
     if kept.get("stamp") != stamp or kept.get("format") != FORMAT:
