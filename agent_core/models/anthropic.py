@@ -12,11 +12,13 @@ import itertools
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from agent_core.errors import ModelConfigError, StreamInterrupted
+from agent_core.files.json_text import json_object
 from agent_core.messages import (
     AssistantMessage,
     ImagePart,
@@ -140,7 +142,6 @@ class AnthropicModel(CataloguedModel):
     ) -> AsyncIterator[StreamEvent]:
         from anthropic import AsyncStream
         from anthropic.types import Message as SentMessage
-        from anthropic.types import RawMessageStreamEvent
 
         body = anthropic_body(self.model_id, request, self.info, self._history)
         # The platform clients move the model into the URL and add the API version to the body:
@@ -148,47 +149,67 @@ class AnthropicModel(CataloguedModel):
         sent: dict[str, Any] = (
             {"body": json.loads(body)} if self._provider.api in PLATFORMS else {"content": body}
         )
+        # The events as the SDK decodes them from the stream, left as JSON objects, as the
+        # OpenAI adapters read theirs: the SDK's models of them cost each round trip, and the
+        # first one built them (~7 ms of a session's first prompt).
         stream = await client.post(
             "/v1/messages",
             cast_to=SentMessage,
             **sent,
             options={"headers": JSON_HEADERS},
             stream=True,
-            stream_cls=AsyncStream[RawMessageStreamEvent],
+            stream_cls=AsyncStream[object],
         )
-        tool_ids: dict[int, str] = {}
+        tool_ids: dict[Any, str] = {}  # content block index -> tool call id
         usage = Usage()
-        stop: str | None = None
+        stop: Any = None
         async with stream:
-            async for event in stream:
-                if event.type == "message_start":
-                    u = event.message.usage
-                    usage = Usage(
-                        input_tokens=u.input_tokens,
-                        cache_read_tokens=u.cache_read_input_tokens or 0,
-                        cache_write_tokens=u.cache_creation_input_tokens or 0,
+            async for raw in stream:
+                event = json_object(raw)
+                kind = event.get("type")
+                if kind == "message_start":
+                    usage = _usage(json_object(json_object(event.get("message")).get("usage")))
+                elif kind == "content_block_start":
+                    block = json_object(event.get("content_block"))
+                    if block.get("type") == "tool_use":
+                        call_id = tool_ids[event.get("index")] = str(block["id"])
+                        yield assembler.tool_began(call_id, str(block.get("name", "")))
+                elif kind == "content_block_delta":
+                    delta = json_object(event.get("delta"))
+                    step = delta.get("type")
+                    if step == "text_delta":
+                        yield assembler.text(str(delta.get("text", "")))
+                    elif step == "thinking_delta":
+                        yield assembler.thinking(str(delta.get("thinking", "")))
+                    elif step == "signature_delta":
+                        assembler.thinking_signature(str(delta.get("signature", "")))
+                    elif step == "input_json_delta":
+                        call_id = tool_ids[event.get("index")]
+                        yield assembler.tool_arguments(call_id, str(delta.get("partial_json", "")))
+                elif kind == "message_delta":
+                    stop = json_object(event.get("delta")).get("stop_reason")
+                    output = json_object(event.get("usage")).get("output_tokens")
+                    usage = replace(usage, output_tokens=_count(output))
+                elif kind == "message_stop":
+                    yield assembler.complete(
+                        STOP.get(stop if isinstance(stop, str) else None, "end_turn"), usage
                     )
-                elif event.type == "content_block_start" and event.content_block.type == "tool_use":
-                    tool_ids[event.index] = event.content_block.id
-                    yield assembler.tool_began(event.content_block.id, event.content_block.name)
-                elif event.type == "content_block_delta":
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        yield assembler.text(delta.text)
-                    elif delta.type == "thinking_delta":
-                        yield assembler.thinking(delta.thinking)
-                    elif delta.type == "signature_delta":
-                        assembler.thinking_signature(delta.signature)
-                    elif delta.type == "input_json_delta":
-                        yield assembler.tool_arguments(tool_ids[event.index], delta.partial_json)
-                elif event.type == "message_delta":
-                    stop = event.delta.stop_reason
-                    usage = Usage(usage.input_tokens, event.usage.output_tokens,
-                                  usage.cache_read_tokens, usage.cache_write_tokens)  # fmt: skip
-                elif event.type == "message_stop":
-                    yield assembler.complete(STOP.get(stop, "end_turn"), usage)
                     return
         raise StreamInterrupted("Anthropic's stream ended before the message was complete")
+
+
+def _usage(fields: dict[str, Any]) -> Usage:
+    """The input side of a message's usage, as ``message_start`` gives it."""
+    return Usage(
+        input_tokens=_count(fields.get("input_tokens")),
+        cache_read_tokens=_count(fields.get("cache_read_input_tokens")),
+        cache_write_tokens=_count(fields.get("cache_creation_input_tokens")),
+    )
+
+
+def _count(value: Any) -> int:
+    """A token count (absent or null: 0)."""
+    return value if isinstance(value, int) else 0
 
 
 def to_anthropic_params(model_id: str, request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
