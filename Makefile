@@ -10,7 +10,7 @@ VSCODE := editor-extensions/vscode
 VSCODE_DEPS := $(VSCODE)/node_modules/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help setup sandbox demo test lint typecheck format pytest vscode e2e-browser bench gen-schema vendor-schema clean
+.PHONY: help setup sandbox demo test lint typecheck format pytest vscode e2e-browser bench gen-schema vendor-schema tool-schemas clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -103,6 +103,9 @@ vendor-schema: $(INSTALLED) ## copy a new ACP schema in (NEW_SCHEMA=<folder>), a
 
 gen-schema: $(INSTALLED) ## regenerate acp_server/protocol/ from the vendored ACP JSON schema
 	$(BIN)/python tools/gen_schema.py --schema $(SCHEMA_DIR)/schema.json --meta $(SCHEMA_DIR)/meta.json --out acp_server/protocol
+
+tool-schemas: $(INSTALLED) ## remake agent_core/tools/argument_schemas.json after changing a tool's arguments
+	$(BIN)/python tools/gen_tool_schemas.py
 
 clean: ## remove the virtualenv, node modules and caches
 	rm -rf $(VENV) tests/node/node_modules $(VSCODE)/node_modules .pytest_cache .ruff_cache

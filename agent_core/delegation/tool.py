@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.approval.permissions import ApprovalCancelled
 from agent_core.delegation.digest import Digest
@@ -46,6 +46,7 @@ from agent_core.events import (
 from agent_core.loop.agent import Agent
 from agent_core.messages import AssistantMessage, TextPart
 from agent_core.models.base import Model
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import FileTracker, Tool, ToolContext, ToolOutput, Toolset
 
 # What a subagent never gets: the parent's plan and mode are the parent's; questions for the
@@ -54,7 +55,7 @@ NOT_FOR_SUBAGENTS = frozenset({"todo", "switch_mode", "clarify", "delegate", "me
 TITLE_CHARS = 80
 
 
-class DelegateArguments(BaseModel):
+class DelegateArguments(Arguments):
     task: str = Field(
         min_length=1,
         description="What the subagent should do and report, in one or two sentences.",

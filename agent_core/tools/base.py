@@ -19,6 +19,7 @@ from agent_core.ports.questions import Questioner
 from agent_core.ports.runner import CommandRunner
 from agent_core.ports.workspace import Workspace, resolve
 from agent_core.safety.sandbox.confinement import Launcher
+from agent_core.tools.arguments import made_schema
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -114,8 +115,8 @@ class SchemaArguments:
 
 
 def arguments_schema(arguments: type[BaseModel] | ArgumentModel) -> dict[str, Any]:
-    """A tool's JSON schema for its arguments; a pydantic model's is built once per process
-    (every session's agent asks for every tool's)."""
+    """A tool's JSON schema for its arguments; a pydantic model's is made once per process
+    (every session's agent asks for every tool's), or made ahead (``arguments.py``)."""
     return (
         _model_schema(arguments) if isinstance(arguments, type) else arguments.model_json_schema()
     )
@@ -123,7 +124,8 @@ def arguments_schema(arguments: type[BaseModel] | ArgumentModel) -> dict[str, An
 
 @functools.cache
 def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
-    return model.model_json_schema()
+    made = made_schema(model)  # a built-in tool's, made ahead
+    return made if made is not None else model.model_json_schema()
 
 
 @dataclass(frozen=True)

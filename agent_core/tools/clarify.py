@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
 from agent_core.ports.questions import Answer, Question
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext, ToolOutput
 
 MAX_CHOICES = 8
@@ -27,7 +28,7 @@ ASKED_IN_REPLY = (
 Choice = Annotated[str, Field(min_length=1, max_length=MAX_CHOICE_CHARS)]
 
 
-class ClarifyArguments(BaseModel):
+class ClarifyArguments(Arguments):
     question: str = Field(
         min_length=1, max_length=2000, description="One clear question, as the user will read it."
     )

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.diagnostics.model import Findings, render
 from agent_core.errors import ToolError
 from agent_core.events import ToolKind
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext, require_inside
 
 
-class DiagnosticsArguments(BaseModel):
+class DiagnosticsArguments(Arguments):
     paths: list[str] = Field(
         default_factory=list,
         description="Files to check. Empty: every file known to have diagnostics (the editor's "

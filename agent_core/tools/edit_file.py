@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.errors import ToolError
 from agent_core.events import ToolKind
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 from agent_core.tools.edits import (
     current_text,
@@ -18,7 +19,7 @@ from agent_core.tools.edits import (
 )
 
 
-class Replacement(BaseModel):
+class Replacement(Arguments):
     old_string: str = Field(
         min_length=1, description="Exact text to replace, with enough context to be unique."
     )
@@ -26,7 +27,7 @@ class Replacement(BaseModel):
     replace_all: bool = Field(False, description="Replace every occurrence instead of exactly one.")
 
 
-class EditFileArguments(BaseModel):
+class EditFileArguments(Arguments):
     path: str = Field(description="File to edit, relative to the workspace root or absolute.")
     edits: list[Replacement] = Field(
         min_length=1, description="Applied in order, each to the result of the last."

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.approval.gate import admit
 from agent_core.approval.permissions import ApprovalCancelled, ApprovalRequest
@@ -39,6 +39,7 @@ from agent_core.events import (
 )
 from agent_core.messages import ToolCallPart, ToolResultPart
 from agent_core.safety.policy import Script
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import Tool, ToolContext, arguments_schema, call_title
 from agent_core.tools.screen import plain_text
 
@@ -50,7 +51,7 @@ SCRIPTABLE = (
 TITLE = "Run a Python script"
 
 
-class ExecuteCodeArguments(BaseModel):
+class ExecuteCodeArguments(Arguments):
     code: str = Field(
         min_length=1,
         description="A complete Python script. `import heron_tools` and call its functions; "

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.events import ToolKind
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext, require_inside
 from agent_core.tools.ripgrep import NEVER_SEARCHED, ripgrep
 from agent_core.tools.search import cap_lines, rg_paths
 
 
-class FindFilesArguments(BaseModel):
+class FindFilesArguments(Arguments):
     glob: str = Field("*", description='Files to list, e.g. "*.py" or "src/**/*.ts".')
     path: str = Field(".", description="Directory to look in, relative to the workspace root.")
     max_results: int = Field(500, ge=1, le=5000)

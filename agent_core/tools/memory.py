@@ -10,17 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.approval.gate import admit
 from agent_core.approval.permissions import ApprovalRequest
 from agent_core.events import DiffContent, ToolCallUpdated, ToolKind
 from agent_core.memory.notes import FILES, Memory
 from agent_core.safety.policy import MemoryWrite
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 
 
-class MemoryArguments(BaseModel):
+class MemoryArguments(Arguments):
     file: Literal["notes", "user"] = Field(
         description="notes: what you learned about this work (commands, quirks, decisions); "
         "user: what you learned about the user (preferences, how they like to work)."

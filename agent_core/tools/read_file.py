@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.errors import ToolError
 from agent_core.events import ImageContent, Location, ToolCallUpdated, ToolKind
 from agent_core.messages import ImagePart
 from agent_core.tools import images
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext, ToolOutput, require_inside
 
 MAX_LINES = 2000
@@ -22,7 +23,7 @@ MAX_LINE_CHARS = 2000
 MAX_BYTES = 100_000
 
 
-class ReadFileArguments(BaseModel):
+class ReadFileArguments(Arguments):
     path: str = Field(
         description="File to read: relative to the workspace root, or absolute inside it."
     )

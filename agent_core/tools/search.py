@@ -6,14 +6,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.events import ToolKind
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext, require_inside
 from agent_core.tools.ripgrep import NEVER_SEARCHED, ripgrep
 
 
-class SearchArguments(BaseModel):
+class SearchArguments(Arguments):
     pattern: str = Field(min_length=1, description="Regular expression (Rust regex syntax).")
     path: str = Field(
         ".", description="File or directory to search, relative to the workspace root."

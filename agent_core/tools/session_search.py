@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.errors import ToolError
 from agent_core.events import ToolKind
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 
 
-class SessionSearchArguments(BaseModel):
+class SessionSearchArguments(Arguments):
     query: str = Field(
         min_length=1, description="Words to look for in earlier sessions of this workspace."
     )

@@ -9,15 +9,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.errors import ToolError
 from agent_core.events import ToolKind
 from agent_core.skills.catalog import Catalog, load_file, load_instructions
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 
 
-class SkillArguments(BaseModel):
+class SkillArguments(Arguments):
     name: str = Field(min_length=1, description="The skill's name, as listed under # Skills.")
     file: str | None = Field(
         None,

@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.approval.permissions import ApprovalCancelled, ApprovalRequest, Option
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolKind
 from agent_core.modes import MODE_NAMES
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 
 
-class SwitchModeArguments(BaseModel):
+class SwitchModeArguments(Arguments):
     plan: str = Field(
         min_length=1, description="The plan you want to carry out, for the user to approve."
     )

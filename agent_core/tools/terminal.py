@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.approval.gate import admit
 from agent_core.approval.permissions import ApprovalRequest
@@ -23,6 +23,7 @@ from agent_core.ports.keys import Key, keystrokes
 from agent_core.ports.runner import CommandResult
 from agent_core.safety.policy import Command, Unconfined
 from agent_core.safety.sandbox.confinement import Launch
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 
 OUTPUT_LIMIT = 30_000
@@ -32,7 +33,7 @@ SHELL = "/bin/sh"
 STDIN_CLOSED = (SHELL, "-c", 'exec "$0" "$@" </dev/null')
 
 
-class TerminalArguments(BaseModel):
+class TerminalArguments(Arguments):
     command: str = Field(
         min_length=1, description="A shell command, run by /bin/sh in the workspace root."
     )
@@ -150,7 +151,7 @@ async def _run(launch: Launch, time_limit: int, context: ToolContext) -> Command
         context.sandbox.release(launch)
 
 
-class ProcessArguments(BaseModel):
+class ProcessArguments(Arguments):
     id: str = Field(description="The id `terminal` gave when it started the process.")
     action: Literal["output", "send", "kill"] = Field(
         "output",

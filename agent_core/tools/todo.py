@@ -5,19 +5,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.events import PlanEntry, PlanUpdated, ToolKind
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 
 
-class TodoItem(BaseModel):
+class TodoItem(Arguments):
     content: str = Field(min_length=1)
     status: Literal["pending", "in_progress", "completed"] = "pending"
     priority: Literal["high", "medium", "low"] = "medium"
 
 
-class TodoArguments(BaseModel):
+class TodoArguments(Arguments):
     items: list[TodoItem] = Field(description="The complete plan: every item, every time.")
 
 

@@ -14,13 +14,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.approval.gate import admit
 from agent_core.approval.permissions import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
 from agent_core.safety.policy import WebAccess
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 from agent_core.web.settings import WebSettings
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 EXCERPT_CHARS = 600
 
 
-class WebFetchArguments(BaseModel):
+class WebFetchArguments(Arguments):
     url: str = Field(min_length=1, description="The http(s) URL to read.")
     offset: int = Field(
         0, ge=0, description="Characters of the text to skip: to read on where a long page was cut."

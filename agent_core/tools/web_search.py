@@ -10,18 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.approval.gate import admit
 from agent_core.approval.permissions import ApprovalRequest
 from agent_core.errors import ToolError
 from agent_core.events import TextContent, ToolCallUpdated, ToolKind
 from agent_core.safety.policy import WebAccess
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 from agent_core.web.settings import WebSettings
 
 
-class WebSearchArguments(BaseModel):
+class WebSearchArguments(Arguments):
     query: str = Field(min_length=1, description="What to search the web for.")
     count: int | None = Field(None, ge=1, le=20, description="How many results (default 8).")
 

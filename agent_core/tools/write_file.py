@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_core.events import ToolKind
+from agent_core.tools.arguments import Arguments
 from agent_core.tools.base import ToolContext
 from agent_core.tools.edits import (
     current_text,
@@ -17,7 +18,7 @@ from agent_core.tools.edits import (
 )
 
 
-class WriteFileArguments(BaseModel):
+class WriteFileArguments(Arguments):
     path: str = Field(
         description="File to create or overwrite, relative to the workspace root or absolute."
     )
