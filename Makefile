@@ -65,7 +65,7 @@ lint: $(INSTALLED) ## ruff format check, ruff lint, pyright strict, import contr
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/pyright
-	$(BIN)/pyright tools/overlay_schema.py
+	$(BIN)/pyright tools/overlay_schema.py tools/gen_tool_schemas.py
 	$(BIN)/lint-imports
 
 format: $(INSTALLED) ## apply ruff format and safe fixes

@@ -21,13 +21,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from agent_core.tools.arguments import MADE, Arguments, schema_key
+
 PACKAGES = ("agent_core.tools", "agent_core.delegation")
 
 
 def models() -> list[type[BaseModel]]:
     """Every argument model of the built-in tools, once each, in the order of their names."""
-    from agent_core.tools.arguments import Arguments, schema_key
-
     for name in PACKAGES:
         package = importlib.import_module(name)
         for module in pkgutil.walk_packages(package.__path__, f"{name}."):
@@ -43,20 +43,15 @@ def models() -> list[type[BaseModel]]:
 
 def made_table() -> dict[str, dict[str, object]]:
     """Each model's schema by its name in the file."""
-    from agent_core.tools.arguments import schema_key
-
     return {schema_key(model): model.model_json_schema() for model in models()}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="write the tools' argument schemas")
     parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
-    parser.add_argument("--file", type=Path, help="the file (default: the package's)")
+    parser.add_argument("--file", type=Path, default=MADE, help="the file (default: the package's)")
     args = parser.parse_args()
-    from agent_core.tools.arguments import MADE
-
-    made: Path = args.file or MADE
-
+    made: Path = args.file
     table = made_table()
     text = json.dumps(table, indent=1, ensure_ascii=False) + "\n"
     if args.check:
