@@ -421,8 +421,9 @@ async def test_retry_after_is_honoured_by_sdk_retries(fake: FakeLLM) -> None:
         message = await stream.get_final_message()
     assert message.content[0].type == "text" and message.content[0].text == "ok"
     first, second = fake.requests
-    assert first.status == 529
-    assert second.started_at - fake.finished(first) >= 0.2
+    assert first.status == 529 and first.answered_at is not None
+    # The client cannot see the 529 before its status line went out, so its wait starts later.
+    assert second.started_at - first.answered_at >= 0.2
 
 
 async def test_empty_queue_answers_500_naming_the_request_without_retries(fake: FakeLLM) -> None:

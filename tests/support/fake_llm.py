@@ -66,6 +66,7 @@ class RecordedRequest:
     headers: dict[str, str]  # lower-cased names
     body: JSON
     started_at: float  # time.monotonic()
+    answered_at: float | None = None  # just before the status line went out
     finished_at: float | None = None
     status: int = 0
     client_closed: bool = False  # the client hung up before the stream ended
@@ -299,7 +300,7 @@ class FakeLLM:
     def _head(
         self, h: _Handler, record: RecordedRequest, status: int, headers: dict[str, str]
     ) -> None:
-        record.status = status
+        record.status, record.answered_at = status, time.monotonic()
         h.send_response(status)
         headers.update({"request-id": fresh_id("req_"), "x-request-id": fresh_id("req_")})
         for name, value in headers.items():
