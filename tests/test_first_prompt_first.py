@@ -34,7 +34,9 @@ def test_the_model_lists_are_asked_once_the_first_prompt_has_ended(
         agent.initialize()
         stop, _ = agent.prompt(agent.new_session(workspace), "hi")
         assert stop == "end_turn"
-        ended = fake.finished(fake.requests[0])
+        # The reply's end was held back TURN_S after its request arrived: the prompt cannot
+        # have ended before then (the server's own end mark may come later than the client's).
+        ended = fake.requests[0].started_at + TURN_S
         deadline = time.monotonic() + 10
         while not fake.listings and time.monotonic() < deadline:
             time.sleep(0.05)
