@@ -7,10 +7,10 @@ turn. So the adapters make the body themselves, as JSON bytes, and give it to th
 as its content: the SDK still sends it, retries, and parses the stream. Each message is turned
 into JSON once, when it first appears in the history; later requests reuse that and join.
 
-The OpenAI adapters read the stream the same way: the SDK decodes its events (and raises on an
-error event), and each is read as a plain JSON object (``json_text.json_object``) rather than
-made into an SDK model, which was the largest part of a round trip's own time. Anthropic's
-small events cost too little to matter, so that adapter keeps the SDK's typed models.
+The adapters read the stream the same way: the SDK decodes its events (and raises on an error
+event), and each is read as a plain JSON object (``json_text.json_object``) rather than made
+into an SDK model, which was the largest part of a round trip's own time (and, for Anthropic,
+a first prompt's one-off build of the SDK's event models).
 """
 
 from __future__ import annotations
