@@ -219,12 +219,6 @@ def run_acp(*, model: str | None = None) -> int:
     opening = open_connection(in_fd, out_fd, config.settings, problem=config.problem)
     if opening.stops and opening.greeting is None:  # stopped before the editor said a thing
         return 0
-    if opening.greeting is not None and config.problem is None:
-        from acp_server.loading import start_sdk
-
-        start_sdk(config.settings)  # the slowest import a first prompt needs, begun first
-    else:
-        COLLECTOR.release("sdk")
     from acp_server.server import serve  # the event loop and the rest, once initialize is answered
 
     return serve(in_fd, out_fd, config, opening)

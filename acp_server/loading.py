@@ -4,9 +4,13 @@ Most of a first prompt's wait is importing. The editor's first requests need lit
 (``front_door`` answers ``initialize`` and a ``session/new`` sent at once), so the rest loads
 beside them, off the event loop:
 
-1. **The provider's SDK**, from the moment ``initialize`` is answered (``start_sdk``): the
-   slowest part by far (``import anthropic`` ~1 s, ``import openai`` ~0.45 s here): a prompt
-   typed a second or two after the session opened should find it loaded.
+1. **The provider's SDK**, from the moment the server reads its input (``start_sdk``), once
+   ``initialize`` is answered and a session sent at once is built: the slowest part by far
+   (``import anthropic`` ~1 s, ``import openai`` ~0.45 s here), which a prompt typed a second
+   or two after the session opened should find loaded. Begun earlier, beside the server's
+   own load, it ended no sooner (all of it shares one interpreter lock), and both paid for
+   sharing it: a request sent meanwhile, a cancel included, waited ~250 ms to be read
+   instead of ~100, and a first prompt sent at once ~50 ms longer.
 2. **PRELOAD**, once the server runs: what building a session and the session methods need.
 3. **WARM_UP**, once a session exists: what a turn needs to send its first model request
    (the loop, the tools and their schemas).

@@ -139,6 +139,10 @@ async def _serve_with_background(
                 from acp_server.handlers.stored import adopt_loaded_session
 
                 await adopt_loaded_session(state, opened.setup, opened.stored)
+        if opening.greeting is not None and state.config.problem is None:
+            loading.start_sdk(state.config.settings)  # from now on: see loading.py, step 1
+        else:
+            loading.COLLECTOR.release("sdk")  # none loads ahead: the session's model loads it
         await connection.serve(router)
         if state.live is not None:
             state.live.close()  # their threads return now, not at their next timeout

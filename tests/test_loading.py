@@ -1,5 +1,5 @@
 """What loads in the background (``acp_server.loading``): the configured provider's SDK from the
-moment ``initialize`` is answered, before any session asks for it."""
+moment the server reads its input, before any session asks for it."""
 
 from __future__ import annotations
 
