@@ -2,18 +2,21 @@
 
 Most of a first prompt's wait is importing. The editor's first requests need little of it
 (``front_door`` answers ``initialize`` and a ``session/new`` sent at once), so the rest loads
-beside them, off the event loop:
+after them, off the event loop:
 
-1. **The provider's SDK**, from the moment the server reads its input (``start_sdk``), once
-   ``initialize`` is answered and a session sent at once is built: the slowest part by far
-   (``import anthropic`` ~1 s, ``import openai`` ~0.45 s here), which a prompt typed a second
-   or two after the session opened should find loaded. Begun earlier, beside the server's
-   own load, it ended no sooner (all of it shares one interpreter lock), and both paid for
-   sharing it: a request sent meanwhile, a cancel included, waited ~250 ms to be read
-   instead of ~100, and a first prompt sent at once ~50 ms longer.
-2. **PRELOAD**, once the server runs: what building a session and the session methods need.
-3. **WARM_UP**, once a session exists: what a turn needs to send its first model request
-   (the loop, the tools and their schemas).
+1. **PRELOAD**, once ``initialize`` is answered (``ServerState.load_ahead``): what building a
+   session and the session methods need.
+2. **WARM_UP**, then: what a turn needs to send its first model request (the loop, the tools
+   and their schemas).
+3. **The provider's SDK**, then (``start_sdk``), in a thread of its own: the slowest part by
+   far (``import anthropic`` ~1 s, ``import openai`` ~0.45 s here), which a prompt typed a
+   second or two after the session opened should find loaded.
+
+   One step after another, never side by side: all of it shares one interpreter lock, so
+   side by side none ends sooner, and the handing over of the lock costs. With the SDK begun
+   as ``initialize`` was answered, beside the server's own load, a request sent meanwhile (a
+   cancel) waited ~250 ms to be read instead of ~100, and a first prompt sent at once took
+   ~60-90 ms longer.
 4. **What no model request needs**, once a session is warm and no prompt of it runs
    (``handlers/sessions.py``): a prompt sent at once goes first, since every step shares one
    interpreter lock. First what a tool call needs (``warm_tools``: the command judge and the
@@ -65,7 +68,7 @@ PRELOAD = (
     "acp_server.handlers.prompt",
     "acp_server.handlers.stored",
 )
-# What the first prompt's turn needs, loaded once a session exists: the turn, then what
+# What the first prompt's turn needs, loaded after PRELOAD: the turn, then what
 # building the session's agent imports (``wiring.make_agent``, on the event loop).
 WARM_UP = (
     "acp_server.turn",

@@ -96,6 +96,12 @@ def _serve(
         detect(network=settings.sandbox.network == "allow")  # the one probe; sessions reuse it
         scrubbed_environment(settings.keep_environment)  # read once, while the probe waits
 
+    def start_sdk() -> None:
+        if config.problem is None:
+            loading.start_sdk(config.settings)
+        else:  # the sessions say what is wrong, and their model loads nothing
+            loading.COLLECTOR.release("sdk")
+
     greeting = opening.greeting
     state = ServerState(
         connection,
@@ -105,6 +111,7 @@ def _serve(
         preload=preload,
         probe=probe,
         warm_up=loading.warm_up,
+        start_sdk=start_sdk,
         warm_tools=loading.warm_tools,
         client=greeting.client if greeting else ClientInfo(),
         model_lists=lists,
@@ -131,7 +138,7 @@ async def _serve_with_background(
         background.start_soon(_stop_on_signal, router, background.cancel_scope, opening.stops)
         background.start_soon(state.run_once, "probe", state.probe)  # while stdin is read
         if opening.greeting is not None:  # what the server's `initialize` starts once answered
-            background.start_soon(state.run_once, "preload", state.preload)
+            background.start_soon(state.load_ahead)
         if (opened := opening.opened) is not None:  # answered: built before the next line is read
             if opened.stored is None:
                 await adopt_new_session(state, opened.setup)
@@ -139,10 +146,6 @@ async def _serve_with_background(
                 from acp_server.handlers.stored import adopt_loaded_session
 
                 await adopt_loaded_session(state, opened.setup, opened.stored)
-        if opening.greeting is not None and state.config.problem is None:
-            loading.start_sdk(state.config.settings)  # from now on: see loading.py, step 1
-        else:
-            loading.COLLECTOR.release("sdk")  # none loads ahead: the session's model loads it
         await connection.serve(router)
         if state.live is not None:
             state.live.close()  # their threads return now, not at their next timeout

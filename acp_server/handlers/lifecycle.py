@@ -15,4 +15,4 @@ if TYPE_CHECKING:
 async def initialize(state: ServerState, raw: Any) -> Reply:
     state.config.refresh()  # the model decides whether images are offered
     state.client, result = greet(raw, state.settings)
-    return Reply(result, after=lambda: state.run_once("preload", state.preload))
+    return Reply(result, after=state.load_ahead)

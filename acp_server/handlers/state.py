@@ -36,9 +36,10 @@ class ServerState:
     config: ConfigWatch  # the settings, read again when config.toml changes
     build_session: SessionFactory
     store: ResilientStore  # a failure to save is a notice to the session, never a failed turn
-    preload: Callable[[], None] = lambda: None  # once `initialize` is answered: the turn machinery
+    preload: Callable[[], None] = lambda: None  # once `initialize` is answered: what sessions need
     probe: Callable[[], None] = lambda: None  # from the start: which sandbox this machine has
-    warm_up: Callable[[], None] = lambda: None  # once a session exists: what prompts need
+    warm_up: Callable[[], None] = lambda: None  # then: what a turn needs for its model request
+    start_sdk: Callable[[], None] = lambda: None  # then: the provider's SDK, in a thread of its own
     warm_tools: Callable[[], None] = lambda: None  # once a session idles: what tool calls need
     client: ClientInfo = field(default_factory=ClientInfo)
     background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections
@@ -66,6 +67,13 @@ class ServerState:
             await anyio.to_thread.run_sync(work)
         finally:
             ran.set()
+
+    async def load_ahead(self) -> None:
+        """What a first prompt needs, loaded once ``initialize`` is answered: one step after
+        another, in the order the prompt needs them (``acp_server.loading``)."""
+        await self.run_once("preload", self.preload)
+        await self.run_once("turn machinery", self.warm_up)
+        await self.run_once("provider SDK", self.start_sdk)  # begun: it loads in its own thread
 
     async def by_schema(self, read: Callable[[Any], T], raw: Any) -> T:
         """``read(raw)``, which validates params against the generated wire models (pydantic),
