@@ -19,9 +19,10 @@ after them, off the event loop:
    ~60-90 ms longer.
 4. **What no model request needs**, once a session is warm and no prompt of it runs
    (``handlers/sessions.py``): a prompt sent at once goes first, since every step shares one
-   interpreter lock. First what a tool call needs (``warm_tools``: the command judge and the
-   bash grammar; a command run before then loads it itself, off the event loop), then the
-   model picker's lists and the workspace's watcher.
+   interpreter lock. The model picker's lists, and the workspace's watcher. The command judge
+   (the bash grammar, the rule tables) is not among them: it loads when the model begins a
+   command, while its arguments stream (``approval.gate.begin_loading_judge``), so that a
+   session that runs none never holds it (~1.5 MB), nor pays for it beside a prompt.
 5. **Settling**, once the first prompt is answered (``settle``): what the loading left behind
    collected, and what it built frozen out of the garbage collector's way, so that no later
    turn pays a full collection over it. The pause lands while the user reads an answer: run
@@ -156,15 +157,6 @@ def warm_up() -> None:
     """Import what a first prompt's model request needs, off the request path."""
     for module in WARM_UP:
         importlib.import_module(module)
-
-
-def warm_tools() -> None:
-    """Import and build what judging a command needs: the judge, and the bash grammar."""
-    from agent_core.approval.gate import JUDGE
-    from agent_core.safety import shell
-
-    importlib.import_module(JUDGE)
-    shell.warm_up()
 
 
 def settle() -> None:

@@ -112,7 +112,6 @@ def _serve(
         probe=probe,
         warm_up=loading.warm_up,
         start_sdk=start_sdk,
-        warm_tools=loading.warm_tools,
         client=greeting.client if greeting else ClientInfo(),
         model_lists=lists,
     )

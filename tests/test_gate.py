@@ -162,8 +162,9 @@ async def test_a_judgement_given_is_used_not_made_again(tmp_path: Path) -> None:
 
 
 def test_a_command_judged_before_the_judge_loaded_loads_it_off_the_event_loop() -> None:
-    """A command the first turn runs before the tool machinery loaded (``warm_tools``) is
-    judged as any other; the judge it needs loads in a worker thread, not on the event loop."""
+    """A command judged before its judge loaded (none was begun: a command the model did not
+    stream, or whose load has not ended) is judged as any other; the judge loads in a worker
+    thread, not on the event loop."""
     code = """
 import sys, threading, anyio
 from agent_core.approval.gate import JUDGE, judged
@@ -177,3 +178,28 @@ print(anyio.run(judged, "git push").prefixes, anyio.run(judged, "ls -la").read_o
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines() == ["False", "worker", "('git push',) True"]
+
+
+def test_a_judge_begun_ahead_loads_once_with_its_grammar_and_judging_uses_it() -> None:
+    """``begin_loading_judge`` (the model began a command) loads the judge and builds the bash
+    grammar in a thread of its own, once however often it is called; judging then imports
+    nothing more."""
+    code = """
+import sys, threading, anyio
+from agent_core.approval.gate import JUDGE, begin_loading_judge, judged
+begin_loading_judge()
+begin_loading_judge()
+for thread in threading.enumerate():
+    if thread.name == "load the command judge":
+        thread.join()
+print(JUDGE in sys.modules, "tree_sitter_bash" in sys.modules)
+class Watch:  # what judging would import of the judge's own
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith(("agent_core.safety", "tree_sitter")):
+            print("imported", name)
+sys.meta_path.insert(0, Watch())
+begin_loading_judge()
+print(anyio.run(judged, "git push").prefixes, [t.name for t in threading.enumerate()])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["True True", "('git push',) ['MainThread']"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import re
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Any
@@ -315,3 +317,61 @@ async def test_a_meter_goes_on_from_the_usage_a_session_last_reported() -> None:
     agent.meter = ContextMeter(UsageUpdated(10, 200_000, 0.25))  # as a loaded session's is
     usages = [e for e in await collect(agent, "again") if isinstance(e, UsageUpdated)]
     assert usages and usages[-1].cost_usd == 0.25  # kept: this model's requests have no price
+
+
+TURN_WITH_ONE_CALL = """
+import re, sys, threading, anyio
+from pydantic import BaseModel
+from agent_core.approval.gate import JUDGE
+from agent_core.messages import TextPart
+from agent_core.models.scripted import Rule, ScriptedModel
+from tests.support.agents import make_agent
+
+class Watch:  # notes which thread looks for the judge first
+    def find_spec(self, name, path=None, target=None):
+        if name == JUDGE and not seen:
+            seen.append(threading.current_thread().name)
+seen = []
+sys.meta_path.insert(0, Watch())
+
+class NoArguments(BaseModel):
+    pass
+
+class Quiet:  # a tool of the kind given, which runs nothing itself
+    kind = sys.argv[1]
+    read_only = True
+    description = "does nothing"
+    arguments = NoArguments
+    name = "quiet"
+    def title(self, arguments):
+        return "quiet"
+    async def run(self, arguments, context):
+        return "nothing"
+
+replies = ([{"tool_call": {"name": "quiet", "arguments": {}}}], [{"text": "done"}])
+model = ScriptedModel("t", (Rule(re.compile(""), tuple(tuple(r) for r in replies)),), 0.0)
+agent = make_agent(model, {"quiet": Quiet()})
+async def turn():
+    return [event async for event in agent.run_turn((TextPart("go"),))]
+anyio.run(turn)
+for thread in threading.enumerate():
+    if thread.name == "load the command judge":
+        thread.join()
+print(JUDGE in sys.modules, seen)
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "loaded"),
+    [("execute", "True ['load the command judge']"), ("read", "False []")],
+)
+def test_a_command_the_model_begins_loads_the_judge_while_its_arguments_stream(
+    kind: str, loaded: str
+) -> None:
+    """No model request needs the command judge: it loads when the model begins a call of a
+    tool that runs commands (kind ``execute``), in a thread of its own, and for no other."""
+    done = subprocess.run(
+        [sys.executable, "-c", TURN_WITH_ONE_CALL, kind], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == loaded

@@ -99,7 +99,6 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         # What no model request needs waits for a prompt sent meanwhile: they would share one
         # interpreter.
         await session.idle()
-        await state.run_once("tool machinery", state.warm_tools)
         if state.background is not None:
             state.background.start_soon(refresh_model_lists, state)  # the picker
         await live_workspaces(state).follow(session)

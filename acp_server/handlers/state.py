@@ -40,7 +40,6 @@ class ServerState:
     probe: Callable[[], None] = lambda: None  # from the start: which sandbox this machine has
     warm_up: Callable[[], None] = lambda: None  # then: what a turn needs for its model request
     start_sdk: Callable[[], None] = lambda: None  # then: the provider's SDK, in a thread of its own
-    warm_tools: Callable[[], None] = lambda: None  # once a session idles: what tool calls need
     client: ClientInfo = field(default_factory=ClientInfo)
     background: anyio.abc.TaskGroup | None = None  # what outlives a request: MCP connections
     model_lists: ModelLists | None = None  # what the providers offer, for the model picker

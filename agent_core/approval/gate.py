@@ -15,6 +15,7 @@ files: for one, the checkpoint is taken before the question, not after, and aske
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
@@ -32,10 +33,12 @@ if TYPE_CHECKING:
     from agent_core.safety.findings import Judgement
     from agent_core.safety.policy import Action
 
-# The command judge: the bash grammar and the rule tables, ~30 ms to load. No model request
-# needs it, so a session's first request goes out without it (``acp_server.loading``).
+# The command judge: the bash grammar and the rule tables, ~30 ms and ~1.5 MB to load. No model
+# request needs it, so it loads when the model begins a command (``begin_loading_judge``), and
+# a session that never runs one never loads it.
 JUDGE = "agent_core.safety.judge"
-_judge: list[Callable[[str], Judgement]] = []  # the judge, once taken
+_judge: list[Callable[[str], Judgement]] = []  # the judge, once loaded
+_loading = threading.Lock()
 
 
 class Checkpointer(Protocol):
@@ -79,11 +82,30 @@ async def admit(context: Call, action: Action, request: ApprovalRequest) -> None
 
 async def judged(command: str) -> Judgement:
     """``command`` judged. The judge is taken from a worker thread the first time: there it
-    loads, or waits for the warm-up's load to end, while the event loop answers other requests."""
-    if not _judge:
-        module = await anyio.to_thread.run_sync(importlib.import_module, JUDGE)
-        _judge.append(module.judge)
-    return _judge[0](command)
+    loads, or its load under way is waited for, while the event loop answers other requests."""
+    judge = _judge[0] if _judge else await anyio.to_thread.run_sync(load_judge)
+    return judge(command)
+
+
+def begin_loading_judge() -> None:
+    """Load the judge in a thread of its own, unless it is loaded or loading: called when the
+    model begins a command, so that judging it, once its arguments have streamed, finds the
+    judge ready."""
+    if not _judge and not _loading.locked():
+        threading.Thread(target=load_judge, name="load the command judge", daemon=True).start()
+
+
+def load_judge() -> Callable[[str], Judgement]:
+    """The judge, loaded with the bash grammar it parses commands with the first time (this
+    blocks: off the event loop); a caller meanwhile waits for that load."""
+    with _loading:
+        if not _judge:
+            module = importlib.import_module(JUDGE)
+            from agent_core.safety import shell
+
+            shell.warm_up()
+            _judge.append(module.judge)
+        return _judge[0]
 
 
 async def before_change(context: Call) -> bool:

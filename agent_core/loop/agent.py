@@ -13,6 +13,7 @@ from contextlib import aclosing
 from dataclasses import replace
 from typing import Literal
 
+from agent_core.approval.gate import begin_loading_judge
 from agent_core.approval.permissions import ApprovalCancelled
 from agent_core.errors import ContextOverflow, ModelError, StreamInterrupted
 from agent_core.events import (
@@ -21,6 +22,7 @@ from agent_core.events import (
     MessageDelta,
     NoticeRaised,
     StopReason,
+    ToolCallStarted,
     ToolCallUpdated,
     TurnEnded,
 )
@@ -240,6 +242,11 @@ class Agent:
                         yield ToolCallUpdated(call.call_id, title=named, arguments=call.arguments)
                     yield event
                 elif translated := translate(event, message_id, received, previews, self._tools):
+                    if (
+                        isinstance(translated, ToolCallStarted)
+                        and translated.tool_kind == "execute"
+                    ):
+                        begin_loading_judge()  # while the command's arguments stream
                     yield translated
         finally:  # a reply cut short keeps its text; its calls never ran
             if not done and (kept := received.so_far()):
