@@ -16,7 +16,7 @@ after them, off the event loop:
    side by side none ends sooner, and the handing over of the lock costs. With the SDK begun
    as ``initialize`` was answered, beside the server's own load, a request sent meanwhile (a
    cancel) waited ~250 ms to be read instead of ~100, and a first prompt sent at once took
-   ~60-90 ms longer.
+   ~30-90 ms longer.
 4. **What no model request needs**, once a session is warm and no prompt of it runs
    (``handlers/sessions.py``): a prompt sent at once goes first, since every step shares one
    interpreter lock. The model picker's lists, and the workspace's watcher. The command judge
