@@ -14,6 +14,7 @@ from agent_core.config import load_settings
 from agent_core.hooks import payload
 from agent_core.hooks.process import run_hook_process
 from agent_core.hooks.settings import DEFAULT_TIMEOUT, HookSettings, HookSpec, read_hooks
+from tests.support.processes import wait_dead
 
 
 def read(text: str) -> HookSettings:
@@ -182,13 +183,5 @@ async def test_a_hook_past_its_timeout_is_killed_with_what_it_started(tmp_path: 
         ["/bin/sh", "-c", script], b"", cwd=tmp_path, environment={}, timeout=1
     )
     assert run.timed_out and run.exit_code is None and run.stdout == "started\n"
-    assert not alive(int(marker.read_text()))
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting for its reaper does not)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    return "State:\tZ" not in status
+    # The group was sent its signals; the child's death, and its reaping, follow them.
+    assert wait_dead([int(marker.read_text())], timeout=5) == []
