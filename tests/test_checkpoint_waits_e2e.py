@@ -19,7 +19,7 @@ import pytest
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
 from tests.support.permissions import full_access
-from tests.support.processes import sleep_marker, sleepers_left, wait_dead
+from tests.support.processes import sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import END_TO_END_SANDBOX
 from tests.support.updates import text_of
 
@@ -188,7 +188,7 @@ def test_a_hanging_git_is_cancelled_within_a_second_and_leaves_no_process(
         assert stop == "cancelled" and took < CANCEL_WITHIN_S, took
         hung = [int(p) for p in pids.read_text().split()]
         assert hung and wait_dead(hung, timeout=1.0) == []
-        assert sleepers_left(marker) == []
+        assert wait_dead(sleepers(marker), timeout=5) == []
         pids.unlink()
         editor.drain(quiet=0.2)
 

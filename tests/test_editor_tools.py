@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.editor import FakeEditor
-from tests.support.processes import sleep_marker, sleepers, sleepers_left
+from tests.support.processes import sleep_marker, sleepers, wait_dead
 from tests.support.scripted_model import call, scripted
 from tests.support.updates import final, tool_updates
 
@@ -295,7 +295,7 @@ def test_cancel_during_a_command_kills_its_process_group(
         response = editor.wait_for(lambda m: m.get("id") == "p")
         assert response["result"] == {"stopReason": "cancelled"}
         assert time.monotonic() - started < 3
-    assert sleepers_left(marker) == []
+    assert wait_dead(sleepers(marker), timeout=5) == []
 
 
 def test_local_commands_do_not_see_secrets(
@@ -332,7 +332,7 @@ def test_background_processes_can_be_polled_and_killed(
     assert "bg-1" in outputs[0]
     assert outputs[1].startswith("still running") and "started" in outputs[1]
     assert outputs[2].startswith("killed by SIG")
-    assert sleepers_left(marker) == []
+    assert wait_dead(sleepers(marker), timeout=5) == []
 
 
 def test_background_processes_die_with_the_agent(

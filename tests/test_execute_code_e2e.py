@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.editor import FakeEditor
 from tests.support.fake_llm import FakeLLM, Reply, Text, ToolCall
-from tests.support.processes import sleep_marker, sleepers, sleepers_left, wait_dead
+from tests.support.processes import sleep_marker, sleepers, wait_dead
 from tests.support.updates import of_kind
 
 RENAME = """
@@ -233,4 +233,4 @@ def test_a_script_that_leaves_a_child_behind_still_ends(
             "status: success" in output and time.monotonic() - started < 20
         )  # not the child's 30 s
         assert "child started" in output
-        assert sleepers_left(marker, timeout=2) == []  # stopped with the script's sandbox
+        assert wait_dead(sleepers(marker), timeout=2) == []  # stopped with the script's sandbox

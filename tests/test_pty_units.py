@@ -21,7 +21,7 @@ from agent_core.ports.unattended import UNATTENDED, unattended
 from agent_core.ports.waiting import waiting_for_input
 from agent_core.safety.sandbox.confinement import Confinement
 from agent_core.safety.sandbox.settings import SandboxSettings
-from tests.support.processes import alive, sleep_marker, sleepers, sleepers_left
+from tests.support.processes import alive, sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import require_bubblewrap
 
 pytestmark = [
@@ -110,7 +110,7 @@ async def test_a_sleeping_program_is_not_waiting_for_input(tmp_path: Path) -> No
         assert not program.result().waiting and program.result().running
     finally:
         await program.close()
-    assert sleepers_left(marker) == []
+    assert wait_dead(sleepers(marker), timeout=5) == []
 
 
 async def test_a_repl_polling_its_terminal_is_waiting(tmp_path: Path) -> None:
@@ -178,7 +178,7 @@ async def test_interactive_programs_sit_beside_the_runners_background_processes(
     result = await runner.send(talking, b"go\r")
     assert result.running and not result.waiting
     await runner.close()
-    assert sleepers_left(marker) == []
+    assert wait_dead(sleepers(marker), timeout=5) == []
 
 
 async def test_a_runner_alone_offers_no_interactive_program(tmp_path: Path) -> None:

@@ -162,7 +162,7 @@ class AnthropicModel(CataloguedModel):
         )
         tool_ids: dict[Any, str] = {}  # content block index -> tool call id
         usage = Usage()
-        stop: Any = None
+        stop: str | None = None
         async with stream:
             async for raw in stream:
                 event = json_object(raw)
@@ -187,13 +187,12 @@ class AnthropicModel(CataloguedModel):
                         call_id = tool_ids[event.get("index")]
                         yield assembler.tool_arguments(call_id, str(delta.get("partial_json", "")))
                 elif kind == "message_delta":
-                    stop = json_object(event.get("delta")).get("stop_reason")
+                    reason = json_object(event.get("delta")).get("stop_reason")
+                    stop = reason if isinstance(reason, str) else None
                     output = json_object(event.get("usage")).get("output_tokens")
                     usage = replace(usage, output_tokens=_count(output))
                 elif kind == "message_stop":
-                    yield assembler.complete(
-                        STOP.get(stop if isinstance(stop, str) else None, "end_turn"), usage
-                    )
+                    yield assembler.complete(STOP.get(stop, "end_turn"), usage)
                     return
         raise StreamInterrupted("Anthropic's stream ended before the message was complete")
 

@@ -33,16 +33,6 @@ def sleepers(marker: str) -> list[int]:
     return [int(pid) for pid in out.stdout.split() if int(pid) != os.getpid()]
 
 
-def sleepers_left(marker: str, timeout: float = 5.0) -> list[int]:
-    """The processes running ``sleep <marker>`` still there after up to ``timeout`` seconds
-    (empty once all are gone): a process group is signalled at once, but each process's death
-    follows its signal a moment later."""
-    deadline = time.monotonic() + timeout
-    while (left := sleepers(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
-
-
 def wait_dead(pids: list[int], timeout: float = 10.0) -> list[int]:
     """The pids still alive after ``timeout`` seconds (empty when all are gone)."""
     deadline = time.monotonic() + timeout
