@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import anyio
@@ -15,8 +16,9 @@ import pytest
 
 from agent_core.config import load_settings
 from agent_core.messages import TextPart, UserMessage
-from agent_core.models.base import ModelRequest
+from agent_core.models.base import Model, ModelRequest, ResponseCompleted, StreamEvent
 from agent_core.models.registry import create_model
+from agent_core.models.streams import END_WAIT_S
 from tests.support.fake_llm import FakeLLM, Reply, Text
 
 
@@ -48,6 +50,61 @@ def test_a_warm_clients_first_request_starts_no_thread(
     assert fake.requests, "the request did not reach the model server"
 
 
+SPECS = ["anthropic:claude-bench", "openai:gpt-bench", "openai-chat:bench-model"]
+REQUEST = ModelRequest(system="Be brief.", messages=(UserMessage((TextPart("hi"),)),))
+
+
+def _model(spec: str, fake: FakeLLM, home: Path) -> Model:
+    settings = load_settings({**fake.environment(spec), "HERON_HOME": str(home)}, read_file=False)
+    return create_model(spec, settings)
+
+
+async def _answer(model: Model) -> list[StreamEvent]:
+    return [event async for event in model.stream(REQUEST)]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_models_requests_share_one_connection(spec: str, fake: FakeLLM, tmp_path: Path) -> None:
+    """Each response is read to the end of its body, after its last event, so that its
+    connection goes back to the pool: a connection closed unread made every request of a turn
+    open a new one (a TCP and a TLS handshake against a real API)."""
+    model = _model(spec, fake, tmp_path)
+    fake.enqueue(Reply((Text("One."),)), Reply((Text("Two."),)), Reply((Text("Three."),)))
+
+    async def three_requests() -> None:
+        for _ in range(3):
+            assert isinstance((await _answer(model))[-1], ResponseCompleted)
+
+    anyio.run(three_requests)
+    assert len({record.client_port for record in fake.requests}) == 1
+    assert not any(record.client_closed for record in fake.requests)
+
+
+@pytest.mark.parametrize("spec", SPECS[:2])
+def test_a_body_held_open_after_the_last_event_costs_the_connection_not_the_turn(
+    spec: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    """A server (or a proxy) that keeps the body open after the last event: the response is
+    complete once END_WAIT_S has passed, the connection is dropped, and the next request opens
+    another."""
+    model = _model(spec, fake, tmp_path)
+    fake.enqueue(Reply((Text("Slow to end."),), linger=60), Reply((Text("Next."),)))
+
+    async def two_requests() -> tuple[float, list[StreamEvent]]:
+        started = time.monotonic()
+        first = await _answer(model)
+        took = time.monotonic() - started
+        await _answer(model)
+        return took, first
+
+    took, first = anyio.run(two_requests)
+    assert took < END_WAIT_S + 5  # not the minute the server held the body
+    assert isinstance(first[-1], ResponseCompleted) and first[-1].finish == "end_turn"
+    held, after = fake.requests
+    fake.finished(held)  # the server has seen the hang-up
+    assert held.client_closed and held.client_port != after.client_port
+
+
 def test_the_processs_https_clients_share_one_tls_context(fake: FakeLLM, tmp_path: Path) -> None:
     """Each client building its own TLS context parsed the CA store again (~20 ms, ~0.8 MB):
     the SDKs' clients and the model lists' take the one begun beside the SDK's import. Counted
@@ -57,6 +114,7 @@ import sys, threading, httpcore2
 from agent_core.config import load_settings
 from agent_core.models import listing, tls
 from agent_core.models.registry import create_model
+from agent_core.models.streams import END_WAIT_S
 made = []
 make = httpcore2.default_ssl_context
 httpcore2.default_ssl_context = lambda **kw: made.append(threading.current_thread().name) or make(**kw)

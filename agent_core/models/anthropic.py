@@ -37,6 +37,7 @@ from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, from_status
 from agent_core.models.platforms import PLATFORMS, platform_client
+from agent_core.models.streams import read_to_end
 from agent_core.providers import PROVIDER_ENV, ProviderSettings
 
 if TYPE_CHECKING:
@@ -192,6 +193,7 @@ class AnthropicModel(CataloguedModel):
                     output = json_object(event.get("usage")).get("output_tokens")
                     usage = replace(usage, output_tokens=_count(output))
                 elif kind == "message_stop":
+                    await read_to_end(stream)  # its connection is then kept for the next
                     yield assembler.complete(STOP.get(stop, "end_turn"), usage)
                     return
         raise StreamInterrupted("Anthropic's stream ended before the message was complete")

@@ -30,6 +30,7 @@ from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, with_arr
 from agent_core.models.catalog import CataloguedModel, ModelInfo
 from agent_core.models.clients import shared
 from agent_core.models.faults import after_start, from_status
+from agent_core.models.streams import read_to_end
 from agent_core.providers import ProviderSettings
 
 if TYPE_CHECKING:
@@ -181,6 +182,7 @@ class OpenAIResponsesModel(CataloguedModel):
                         assembler.set_tool_arguments(str(item["call_id"]), arguments)
                     elif kind in ("response.completed", "response.incomplete"):
                         response = json_object(event.get("response"))
+                        await read_to_end(stream)  # its connection is then kept for the next
                         yield assembler.complete(_finish(response), _usage(response.get("usage")))
                         return
                     elif kind == "response.failed":

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import select
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -70,6 +71,7 @@ class RecordedRequest:
     finished_at: float | None = None
     status: int = 0
     client_closed: bool = False  # the client hung up before the stream ended
+    client_port: int = 0  # the client's end of the TCP connection: one connection, one port
 
 
 ROUTES: dict[str, Format] = {
@@ -101,6 +103,12 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeLLM
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that exits resets the connections it kept alive for its next request: no
+        fault of the server's, so not printed. Any other error still is."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class FakeLLM:
@@ -198,7 +206,7 @@ class FakeLLM:
         body = cast(JSON, parsed) if isinstance(parsed, dict) else fallback
         path = h.path.split("?", 1)[0]
         headers = {k.lower(): v for k, v in h.headers.items()}
-        record = RecordedRequest(path, headers, body, arrived)
+        record = RecordedRequest(path, headers, body, arrived, client_port=h.client_address[1])
         with self._changed:
             self.requests.append(record)
             number = len(self.requests)
@@ -321,18 +329,25 @@ class FakeLLM:
                 break
             pause = reply.hold_open if n == len(events) - tail else 0.0
             if not self._pause(h, pause or (reply.chunk_delay if n else 0.0)):
-                record.client_closed = not self._stopping.is_set()
-                h.close_connection = True
+                self._hung_up(h, record)
                 return
             frame = ((f"event: {name}\n" if name else "") + f"data: {data}\n\n").encode()
             frame = bedrock_frame(data.encode()) if bedrock else frame
             h.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))  # one HTTP chunk per event
             self.events_sent.append((time.monotonic(), label))
-        if cut is None:
-            h.wfile.write(b"0\r\n\r\n")
-        else:  # no final chunk: httpx sees an incomplete body, as when a proxy drops the stream
+        if cut is not None:
+            # No final chunk: httpx sees an incomplete body, as when a proxy drops the stream.
             h.connection.shutdown(socket.SHUT_RDWR)
             h.close_connection = True
+        elif self._pause(h, reply.linger):
+            h.wfile.write(b"0\r\n\r\n")
+        else:
+            self._hung_up(h, record)
+
+    def _hung_up(self, h: _Handler, record: RecordedRequest) -> None:
+        """The client left mid-stream (or the server stops): the connection is not reused."""
+        record.client_closed = not self._stopping.is_set()
+        h.close_connection = True
 
     def _pause(self, h: _Handler, seconds: float) -> bool:
         """Sleep ``seconds``; False as soon as the client hangs up or the server stops."""

@@ -41,7 +41,9 @@ class Reply:
 
     ``hold_open`` pauses before the closing events (Anthropic ``message_delta``, Responses
     ``response.completed``, Chat's ``finish_reason`` chunk): the content is out but the stream
-    has not finished, so a client can cancel mid-stream. A client hang-up ends the pause.
+    has not finished, so a client can cancel mid-stream. ``linger`` pauses after the last
+    event, before the body's end, as a server (or a proxy) slow to end it. A client hang-up
+    ends either pause.
     """
 
     items: tuple[Text | Reasoning | ToolCall, ...]
@@ -51,6 +53,7 @@ class Reply:
     usage: tuple[int, int] = (100, 20)
     cut_after_events: int | None = None
     hold_open: float = 0.0
+    linger: float = 0.0
 
 
 @dataclass(frozen=True)
