@@ -19,6 +19,7 @@ from bench import (
     checkpoints,
     containers,
     diagnostics,
+    far_model,
     first_prompts,
     long_sessions,
     mcp,
@@ -115,6 +116,7 @@ def main() -> int:
         if not args.agent:  # what only Heron has
             figures += (
                 turns.measure(env)
+                + far_model.measure(env)
                 + tools.measure(env)
                 + sessions.measure(env)
                 + mcp.measure(env)

@@ -7,6 +7,7 @@ what the SDKs' own stream helpers accumulate is what ``heron acp`` will see in a
 from __future__ import annotations
 
 import json
+import ssl
 import time
 from typing import Any
 from unittest.mock import ANY
@@ -16,6 +17,7 @@ import anyio
 import httpx2
 import openai
 import pytest
+import trustme
 
 from tests.support.fake_llm import Failure, FakeLLM, Reasoning, Reply, Text, ToolCall
 
@@ -455,6 +457,32 @@ async def test_hold_open_ends_when_the_client_cancels(fake: FakeLLM) -> None:
     assert request.client_closed and request.finished_at is not None
     assert request.finished_at - request.started_at < 1
     assert "response.completed" not in [kind for _, kind in fake.events_sent]
+
+
+async def test_a_server_context_answers_over_https_on_one_connection() -> None:
+    """Given a server context, the fake answers over HTTPS, as the real APIs do; the SDK keeps
+    the connection for its next request, as each request's ``client_port`` shows."""
+    authority = trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(context)
+    trusted = ssl.create_default_context()
+    authority.configure_trust(trusted)
+    with FakeLLM(tls=context) as fake:
+        assert fake.url.startswith("https://127.0.0.1:")
+        fake.enqueue(Reply((Text("One."),)), Reply((Text("Two."),)))
+        http = openai.DefaultAsyncHttpxClient(verify=trusted)
+        async with openai.AsyncOpenAI(
+            api_key="t", base_url=fake.url + "/v1", http_client=http
+        ) as client:
+            for _ in range(2):
+                response = await client.chat.completions.create(
+                    model="gpt-test", messages=USER, stream=True
+                )
+                assert "".join(
+                    [c.choices[0].delta.content or "" async for c in response if c.choices]
+                )
+        first, second = fake.requests
+    assert first.client_port == second.client_port
 
 
 def test_wait_for_requests_times_out_clearly(fake: FakeLLM) -> None:

@@ -12,7 +12,8 @@
 
 The ``/v1`` prefix is optional on every path. Streams use chunked transfer encoding on a
 keep-alive HTTP/1.1 connection, so a cut stream (``cut_after_events``) is an incomplete body the
-client notices, not a clean end of file.
+client notices, not a clean end of file. Given a server context (``FakeLLM(tls=...)``), it
+answers over HTTPS, as the real APIs do.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import select
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -103,6 +105,15 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeLLM
+    tls: ssl.SSLContext | None = None
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        connection, address = super().get_request()
+        if self.tls is not None:
+            # The handshake happens on the connection's first read, in the connection's thread.
+            wrap = self.tls.wrap_socket
+            connection = wrap(connection, server_side=True, do_handshake_on_connect=False)
+        return connection, address
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that exits resets the connections it kept alive for its next request: no
@@ -112,7 +123,9 @@ class _Server(ThreadingHTTPServer):
 
 
 class FakeLLM:
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        """``tls``: a server context to answer over HTTPS with, as the real APIs do."""
+        self.tls = tls
         self.requests: list[RecordedRequest] = []
         self.events_sent: list[tuple[float, str]] = []
         self.url = ""
@@ -130,8 +143,9 @@ class FakeLLM:
 
     def __enter__(self) -> FakeLLM:
         self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._server.fake, self._server.tls = self, self.tls
+        scheme = "https" if self.tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.01,), name="fake-llm", daemon=True
         )
@@ -357,7 +371,8 @@ class FakeLLM:
                 return False
             readable, _, _ = select.select([h.connection], [], [], min(left, 0.02))
             if readable:  # end of file, or a pipelined request that must wait its turn
-                if h.connection.recv(1, socket.MSG_PEEK) == b"":
+                # Peeked below TLS (an SSL socket takes no flags): b"" is the end of file.
+                if socket.socket.recv(h.connection, 1, socket.MSG_PEEK) == b"":
                     return False
                 time.sleep(min(left, 0.02))
         return True
