@@ -32,20 +32,25 @@ def agent_times(
     env: dict[str, str], workspace: Path, provider: str, turns: int, agent: Sequence[str]
 ) -> list[float]:
     """Seconds of the agent's own time, per turn of one session."""
-    times: list[float] = []
     with FakeLLM() as fake:
         run_env = {**env, **fake.environment(MODELS[provider])}
         with RawAgent(run_env, check_schema=False, command=pointed_at(agent, fake.url)) as client:
-            client.initialize()
-            session_id = client.new_session(workspace)
-            for turn in range(turns):
-                fake.enqueue(Reply((Text(REPLY),), chunk_chars=120))
-                started = time.perf_counter()
-                client.prompt(session_id, f"turn {turn}: go on")
-                waited = time.perf_counter() - started
-                record = fake.requests[-1]
-                served = fake.finished(record) - record.started_at
-                times.append(waited - served)
+            return prompt_times(client, fake, workspace, turns)
+
+
+def prompt_times(client: RawAgent, fake: FakeLLM, workspace: Path, turns: int) -> list[float]:
+    """Seconds of the agent's own time for each of ``turns`` prompts of a new session, each
+    answered with a ~1 KB reply: what the editor waits for, less the model server's time."""
+    client.initialize()
+    session_id = client.new_session(workspace)
+    times: list[float] = []
+    for turn in range(turns):
+        fake.enqueue(Reply((Text(REPLY),), chunk_chars=120))
+        started = time.perf_counter()
+        client.prompt(session_id, f"turn {turn}: go on")
+        waited = time.perf_counter() - started
+        record = fake.requests[-1]
+        times.append(waited - (fake.finished(record) - record.started_at))
     return times
 
 
