@@ -1,6 +1,7 @@
 """The providers' SDK clients as the session's warm-up leaves them (``models/clients.py``): what
 the SDK would work out before its first request is known already, so that request starts no
-thread of its own. Against the fake model server, with the real SDKs."""
+thread of its own; and their connections, kept from one request to the next. Against the fake
+model server, with the real SDKs."""
 
 from __future__ import annotations
 
@@ -21,37 +22,13 @@ from agent_core.models.registry import create_model
 from agent_core.models.streams import END_WAIT_S
 from tests.support.fake_llm import FakeLLM, Reply, Text
 
+SPECS = ["anthropic:claude-bench", "openai:gpt-bench", "openai-chat:bench-model"]
+REQUEST = ModelRequest(system="Be brief.", messages=(UserMessage((TextPart("hi"),)),))
+
 
 def _executor_threads() -> set[str]:
     """The threads of an event loop's default executor (``asyncio_<n>``)."""
     return {t.name for t in threading.enumerate() if t.name.startswith("asyncio_")}
-
-
-@pytest.mark.parametrize(
-    "spec", ["anthropic:claude-bench", "openai:gpt-bench", "openai-chat:bench-model"]
-)
-def test_a_warm_clients_first_request_starts_no_thread(
-    spec: str, fake: FakeLLM, tmp_path: Path
-) -> None:
-    settings = load_settings(
-        {**fake.environment(spec), "HERON_HOME": str(tmp_path)}, read_file=False
-    )
-    model = create_model(spec, settings)
-    model.warm_up()  # as the session's warm-up does, in a worker thread
-    fake.enqueue(Reply((Text("Hello."),)))
-    request = ModelRequest(system="Be brief.", messages=(UserMessage((TextPart("hi"),)),))
-
-    async def first_request() -> set[str]:
-        async for _ in model.stream(request):
-            pass
-        return _executor_threads()
-
-    assert anyio.run(first_request) == set()
-    assert fake.requests, "the request did not reach the model server"
-
-
-SPECS = ["anthropic:claude-bench", "openai:gpt-bench", "openai-chat:bench-model"]
-REQUEST = ModelRequest(system="Be brief.", messages=(UserMessage((TextPart("hi"),)),))
 
 
 def _model(spec: str, fake: FakeLLM, home: Path) -> Model:
@@ -61,6 +38,22 @@ def _model(spec: str, fake: FakeLLM, home: Path) -> Model:
 
 async def _answer(model: Model) -> list[StreamEvent]:
     return [event async for event in model.stream(REQUEST)]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_warm_clients_first_request_starts_no_thread(
+    spec: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    model = _model(spec, fake, tmp_path)
+    model.warm_up()  # as the session's warm-up does, in a worker thread
+    fake.enqueue(Reply((Text("Hello."),)))
+
+    async def first_request() -> set[str]:
+        await _answer(model)
+        return _executor_threads()
+
+    assert anyio.run(first_request) == set()
+    assert fake.requests, "the request did not reach the model server"
 
 
 @pytest.mark.parametrize("spec", SPECS)
