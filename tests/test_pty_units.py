@@ -64,6 +64,15 @@ async def until_waiting(program: PtyProcess) -> float:
     return time.monotonic() - started
 
 
+async def until_ended(program: PtyProcess) -> None:
+    """Until ``program`` has ended (fails after ``DEADLINE_S``): ``settle`` also returns once
+    its output is quiet, which on a loaded machine can come before the exit."""
+    started = time.monotonic()
+    while not program.ended:
+        assert time.monotonic() - started < DEADLINE_S, program.printed()
+        await program.settle(0.2)
+
+
 def test_every_key_has_the_bytes_a_terminal_sends() -> None:
     assert set(KEYS) == set(get_args(Key))
     assert KEYS["Enter"] == b"\r" and KEYS["Ctrl-C"] == b"\x03" and KEYS["Ctrl-D"] == b"\x04"
@@ -92,7 +101,7 @@ async def test_a_script_asking_is_waiting_and_finishes_with_the_answer(tmp_path:
         await until_waiting(program)
         assert program.printed()[0].endswith("name? ")
         await program.send(keystrokes("Ada\n"))
-        await program.settle()
+        await until_ended(program)
         result = program.result()
         assert result.exit_code == 3 and not result.waiting
         assert "hello Ada" in result.output
@@ -121,7 +130,7 @@ async def test_a_repl_polling_its_terminal_is_waiting(tmp_path: Path) -> None:
         await until_waiting(program)
         assert "42" in program.printed()[0]
         await program.send(keystrokes("", ["Ctrl-D"]))
-        await program.settle()
+        await until_ended(program)
         assert program.result().exit_code == 0
     finally:
         await program.close()
@@ -137,7 +146,7 @@ async def test_ctrl_c_stops_a_program_in_the_sandbox(tmp_path: Path, sandbox: Co
             assert time.monotonic() < deadline, "the terminal should be claimed"
             await program.settle(0.1)
         await program.send(keystrokes("", ["Ctrl-C"]))
-        await program.settle()
+        await until_ended(program)
         assert program.result().exit_code == 130  # the shell, ended by SIGINT
         assert [p for p in sleepers(marker) if alive(p)] == []
     finally:
@@ -153,7 +162,7 @@ async def test_waiting_is_seen_through_the_sandboxs_pid_namespace(
         assert await until_waiting(program) < DEADLINE_S
         assert waiting_for_input(program._master) is True  # pyright: ignore[reportPrivateUsage]
         await program.send(keystrokes("Grace\n"))
-        await program.settle()
+        await until_ended(program)
         assert program.result().exit_code == 3 and "hello Grace" in program.result().output
     finally:
         await program.close()
