@@ -20,9 +20,9 @@ from agent_core.messages import TextPart, UserMessage
 from agent_core.models.base import Model, ModelRequest, ResponseCompleted, StreamEvent
 from agent_core.models.registry import create_model
 from agent_core.models.streams import END_WAIT_S
-from tests.support.fake_llm import FakeLLM, Reply, Text
+from tests.support.fake_llm import MODELS, FakeLLM, Reply, Text
 
-SPECS = ["anthropic:claude-bench", "openai:gpt-bench", "openai-chat:bench-model"]
+SPECS = list(MODELS.values())  # one model of each provider API
 REQUEST = ModelRequest(system="Be brief.", messages=(UserMessage((TextPart("hi"),)),))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import get_args
 
@@ -55,22 +55,15 @@ async def spawn(argv: list[str], tmp_path: Path) -> PtyProcess:
     return await PtyProcess.spawn(argv, cwd=tmp_path, environment=unattended({}), limit=4096)
 
 
-async def until_waiting(program: PtyProcess) -> float:
-    """Seconds until ``program`` is reported waiting (fails after ``DEADLINE_S``)."""
+async def until(program: PtyProcess, reached: Callable[[], bool]) -> float:
+    """Seconds until ``reached()`` (fails after ``DEADLINE_S``). For an exit, ``settle`` alone
+    is not enough: it also returns once the output is quiet, which on a loaded machine can come
+    before the exit."""
     started = time.monotonic()
-    while not program.waiting():
+    while not reached():
         assert time.monotonic() - started < DEADLINE_S, program.printed()
         await program.settle(0.2)
     return time.monotonic() - started
-
-
-async def until_ended(program: PtyProcess) -> None:
-    """Until ``program`` has ended (fails after ``DEADLINE_S``): ``settle`` also returns once
-    its output is quiet, which on a loaded machine can come before the exit."""
-    started = time.monotonic()
-    while not program.ended:
-        assert time.monotonic() - started < DEADLINE_S, program.printed()
-        await program.settle(0.2)
 
 
 def test_every_key_has_the_bytes_a_terminal_sends() -> None:
@@ -98,10 +91,10 @@ def test_the_unattended_table_is_laid_over_what_was_inherited() -> None:
 async def test_a_script_asking_is_waiting_and_finishes_with_the_answer(tmp_path: Path) -> None:
     program = await spawn(shell(f'python3 -c "{ASK}"'), tmp_path)
     try:
-        await until_waiting(program)
+        await until(program, program.waiting)
         assert program.printed()[0].endswith("name? ")
         await program.send(keystrokes("Ada\n"))
-        await until_ended(program)
+        await until(program, lambda: program.ended)
         result = program.result()
         assert result.exit_code == 3 and not result.waiting
         assert "hello Ada" in result.output
@@ -125,12 +118,12 @@ async def test_a_sleeping_program_is_not_waiting_for_input(tmp_path: Path) -> No
 async def test_a_repl_polling_its_terminal_is_waiting(tmp_path: Path) -> None:
     program = await spawn(shell("python3 -q"), tmp_path)
     try:
-        await until_waiting(program)
+        await until(program, program.waiting)
         await program.send(keystrokes("6 * 7\n"))
-        await until_waiting(program)
+        await until(program, program.waiting)
         assert "42" in program.printed()[0]
         await program.send(keystrokes("", ["Ctrl-D"]))
-        await until_ended(program)
+        await until(program, lambda: program.ended)
         assert program.result().exit_code == 0
     finally:
         await program.close()
@@ -146,7 +139,7 @@ async def test_ctrl_c_stops_a_program_in_the_sandbox(tmp_path: Path, sandbox: Co
             assert time.monotonic() < deadline, "the terminal should be claimed"
             await program.settle(0.1)
         await program.send(keystrokes("", ["Ctrl-C"]))
-        await until_ended(program)
+        await until(program, lambda: program.ended)
         assert program.result().exit_code == 130  # the shell, ended by SIGINT
         assert [p for p in sleepers(marker) if alive(p)] == []
     finally:
@@ -159,10 +152,10 @@ async def test_waiting_is_seen_through_the_sandboxs_pid_namespace(
     launch = sandbox.launch(shell(f'python3 -c "{ASK}"'), writable=True)
     program = await spawn(launch.argv, tmp_path)
     try:
-        assert await until_waiting(program) < DEADLINE_S
+        assert await until(program, program.waiting) < DEADLINE_S
         assert waiting_for_input(program._master) is True  # pyright: ignore[reportPrivateUsage]
         await program.send(keystrokes("Grace\n"))
-        await until_ended(program)
+        await until(program, lambda: program.ended)
         assert program.result().exit_code == 3 and "hello Grace" in program.result().output
     finally:
         await program.close()
