@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
+from msgspec import Struct
 
 from acp_server.bridge.updates import to_session_update
 from agent_core.approval.permissions import ApprovalRequest, Approver, Option
@@ -47,8 +47,7 @@ async def list_checkpoints(checkpoints: Checkpoints) -> str:
     return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class Restored:
+class Restored(Struct, frozen=True):
     """How a restore went: what to tell the user, whether they declined it (nothing changed),
     and what the model should be told (None: no file changed)."""
 

@@ -13,8 +13,10 @@ anything changes. A running turn refuses a rewind (``Session``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from acp_server.bridge.prompts import PromptMark, first_cut, prompts_in
 from agent_core.checkpoints.session import CheckpointError
@@ -39,8 +41,7 @@ class NoSuchMessage(RewindError):
     """The message named is not one of the session's (or not one a rewind can name)."""
 
 
-@dataclass(frozen=True)
-class Rewound:
+class Rewound(Struct, frozen=True):
     prompts: tuple[PromptMark, ...]  # the conversation's prompts now
     files: str | None  # what the restore did, in a sentence; None when files were not asked for
 

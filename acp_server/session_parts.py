@@ -4,9 +4,10 @@ back, and the parts ``wiring`` builds for it (``SessionParts``), which only ``Se
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
 
 from agent_core.mcp.servers import McpServerSpec
 from agent_core.providers import ProviderSettings
@@ -28,8 +29,7 @@ if TYPE_CHECKING:  # the agent machinery loads after `initialize` is answered
     from agent_core.safety.sandbox.confinement import Confinement
 
 
-@dataclass(frozen=True)
-class SessionSetup:
+class SessionSetup(Struct, frozen=True):
     session_id: str
     cwd: Path
     additional_directories: tuple[Path, ...]
@@ -41,8 +41,7 @@ class SessionSetup:
         return (self.cwd, *self.additional_directories)
 
 
-@dataclass
-class ModelChoice:
+class ModelChoice(Struct):
     """The session's model and thought level, which the user may switch."""
 
     spec: str  # "<provider>:<model>"
@@ -55,8 +54,7 @@ class ModelChoice:
         return None if self.thought_level == "default" else self.thought_level
 
 
-@dataclass(frozen=True)
-class Restored:
+class Restored(Struct, frozen=True):
     """What a stored session brings back: its conversation, its choices and its last usage."""
 
     history: Sequence[Message] = ()
@@ -84,8 +82,7 @@ class AgentMaker(Protocol):
     def renew_tools(self) -> None: ...
 
 
-@dataclass(frozen=True)
-class SessionParts:
+class SessionParts(Struct, frozen=True):
     """What ``wiring`` builds for a session; the session alone uses them."""
 
     choice: ModelChoice

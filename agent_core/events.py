@@ -7,8 +7,9 @@ notifications with pure functions.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from msgspec import Struct
 
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
 ToolKind = Literal[
@@ -18,8 +19,7 @@ ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
 Severity = Literal["info", "warning", "error"]
 
 
-@dataclass(frozen=True)
-class MessageDelta:
+class MessageDelta(Struct, frozen=True):
     """Assistant text arrived."""
 
     message_id: str
@@ -27,8 +27,7 @@ class MessageDelta:
     kind: Literal["message_delta"] = "message_delta"
 
 
-@dataclass(frozen=True)
-class ThoughtDelta:
+class ThoughtDelta(Struct, frozen=True):
     """Assistant reasoning arrived."""
 
     message_id: str
@@ -36,8 +35,7 @@ class ThoughtDelta:
     kind: Literal["thought_delta"] = "thought_delta"
 
 
-@dataclass(frozen=True)
-class ToolCallStarted:
+class ToolCallStarted(Struct, frozen=True):
     """The model began a tool call; arguments may still be streaming."""
 
     call_id: str
@@ -49,8 +47,7 @@ class ToolCallStarted:
     kind: Literal["tool_call_started"] = "tool_call_started"
 
 
-@dataclass(frozen=True)
-class DiffContent:
+class DiffContent(Struct, frozen=True):
     """A proposed or applied change to one file; ``old_text`` None for a new file."""
 
     path: str
@@ -59,29 +56,25 @@ class DiffContent:
     kind: Literal["diff"] = "diff"
 
 
-@dataclass(frozen=True)
-class TerminalContent:
+class TerminalContent(Struct, frozen=True):
     """Live output of a command running in one of the editor's terminals."""
 
     terminal_id: str
     kind: Literal["terminal"] = "terminal"
 
 
-@dataclass(frozen=True)
-class TextContent:
+class TextContent(Struct, frozen=True):
     text: str
     kind: Literal["text"] = "text"
 
 
-@dataclass(frozen=True)
-class ImageContent:
+class ImageContent(Struct, frozen=True):
     data: str  # base64
     mime_type: str
     kind: Literal["image"] = "image"
 
 
-@dataclass(frozen=True)
-class ResourceContent:
+class ResourceContent(Struct, frozen=True):
     """A resource a tool pointed at (``text`` None: a link) or returned (its text)."""
 
     uri: str
@@ -91,8 +84,7 @@ class ResourceContent:
     kind: Literal["resource"] = "resource"
 
 
-@dataclass(frozen=True)
-class SessionContent:
+class SessionContent(Struct, frozen=True):
     """A link to a subagent's own session: the one this call runs (``delegate``)."""
 
     session_id: str
@@ -104,16 +96,14 @@ ToolContent = (
 )
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(Struct, frozen=True):
     """A file (and 1-based line) the call touches, for "follow the agent"."""
 
     path: str
     line: int | None = None
 
 
-@dataclass(frozen=True)
-class ToolCallUpdated:
+class ToolCallUpdated(Struct, frozen=True):
     """A tool call changed status, title, arguments, content, locations or output.
 
     ``output`` is the result text the model gets; ``content`` is what the editor shows (diffs,
@@ -133,23 +123,20 @@ class ToolCallUpdated:
     kind: Literal["tool_call_updated"] = "tool_call_updated"
 
 
-@dataclass(frozen=True)
-class PlanEntry:
+class PlanEntry(Struct, frozen=True):
     content: str
     status: Literal["pending", "in_progress", "completed"] = "pending"
     priority: Literal["high", "medium", "low"] = "medium"
 
 
-@dataclass(frozen=True)
-class PlanUpdated:
+class PlanUpdated(Struct, frozen=True):
     """The agent's plan, complete."""
 
     entries: tuple[PlanEntry, ...]
     kind: Literal["plan_updated"] = "plan_updated"
 
 
-@dataclass(frozen=True)
-class TurnUsage:
+class TurnUsage(Struct, frozen=True):
     """What a turn has asked of the model so far: its requests and their tokens (the session's
     own; a subagent's requests count in its cost, not here)."""
 
@@ -160,8 +147,7 @@ class TurnUsage:
     cache_write_tokens: int = 0
 
 
-@dataclass(frozen=True)
-class UsageUpdated:
+class UsageUpdated(Struct, frozen=True):
     """Context usage after a model call (``turn``: the turn's requests and tokens so far)."""
 
     used_tokens: int
@@ -171,8 +157,7 @@ class UsageUpdated:
     kind: Literal["usage_updated"] = "usage_updated"
 
 
-@dataclass(frozen=True)
-class NoticeRaised:
+class NoticeRaised(Struct, frozen=True):
     """Something the user should know while it happens (retrying, fallback, blocked file)."""
 
     severity: Severity
@@ -181,8 +166,7 @@ class NoticeRaised:
     kind: Literal["notice_raised"] = "notice_raised"
 
 
-@dataclass(frozen=True)
-class CompactionUpdated:
+class CompactionUpdated(Struct, frozen=True):
     """The conversation is being (or was) shortened to fit the model's window."""
 
     compaction_id: str
@@ -192,16 +176,14 @@ class CompactionUpdated:
     kind: Literal["compaction_updated"] = "compaction_updated"
 
 
-@dataclass(frozen=True)
-class ModeChanged:
+class ModeChanged(Struct, frozen=True):
     """The session's approval mode changed (the user chose "allow always", or plan mode ended)."""
 
     mode: str
     kind: Literal["mode_changed"] = "mode_changed"
 
 
-@dataclass(frozen=True)
-class SubagentStarted:
+class SubagentStarted(Struct, frozen=True):
     """A subagent began its work, as a session of its own (``session_id``) that the ``delegate``
     call ``call_id`` runs. ``stop`` stops its work: its turn ends cancelled, the parent's goes
     on, told so."""
@@ -210,12 +192,11 @@ class SubagentStarted:
     call_id: str
     title: str
     task: str  # what it was asked: its first message
-    stop: Callable[[], None] = field(compare=False, repr=False)
+    stop: Callable[[], None]
     kind: Literal["subagent_started"] = "subagent_started"
 
 
-@dataclass(frozen=True)
-class SubagentEvent:
+class SubagentEvent(Struct, frozen=True):
     """Something a subagent's turn did (its text, thoughts, tool calls, plan, notices; its own
     subagents' events, wrapped again), told as the subagent's."""
 
@@ -225,8 +206,7 @@ class SubagentEvent:
     kind: Literal["subagent_event"] = "subagent_event"
 
 
-@dataclass(frozen=True)
-class SubagentEnded:
+class SubagentEnded(Struct, frozen=True):
     """A subagent's work ended: how (``error``: why it failed, when it did)."""
 
     session_id: str
@@ -235,8 +215,7 @@ class SubagentEnded:
     kind: Literal["subagent_ended"] = "subagent_ended"
 
 
-@dataclass(frozen=True)
-class TurnEnded:
+class TurnEnded(Struct, frozen=True):
     stop_reason: StopReason
     kind: Literal["turn_ended"] = "turn_ended"
 

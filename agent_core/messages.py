@@ -7,32 +7,29 @@ A conversation is a sequence of ``Message``s with strictly alternating roles: ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from msgspec import Struct, field
 
-@dataclass(frozen=True)
-class TextPart:
+
+class TextPart(Struct, frozen=True):
     text: str
     kind: Literal["text"] = "text"
 
 
-@dataclass(frozen=True)
-class ImagePart:
+class ImagePart(Struct, frozen=True):
     data: str  # base64
     mime_type: str
     kind: Literal["image"] = "image"
 
 
-@dataclass(frozen=True)
-class ThinkingPart:
+class ThinkingPart(Struct, frozen=True):
     text: str
     signature: str | None = None  # providers that sign reasoning need it echoed back
     kind: Literal["thinking"] = "thinking"
 
 
-@dataclass(frozen=True)
-class ToolCallPart:
+class ToolCallPart(Struct, frozen=True):
     call_id: str
     name: str
     arguments: dict[str, Any]
@@ -40,8 +37,7 @@ class ToolCallPart:
     kind: Literal["tool_call"] = "tool_call"
 
 
-@dataclass(frozen=True)
-class ToolResultPart:
+class ToolResultPart(Struct, frozen=True):
     call_id: str
     content: str
     is_error: bool = False
@@ -53,8 +49,7 @@ UserPart = TextPart | ImagePart | ToolResultPart
 AssistantPart = TextPart | ThinkingPart | ToolCallPart
 
 
-@dataclass(frozen=True)
-class UserMessage:
+class UserMessage(Struct, frozen=True):
     parts: tuple[UserPart, ...]
     # The user's prompt this message carries (its id, as the editor knows it), or "": tool
     # results, a note. Merged messages keep the later prompt's (``History``).
@@ -66,8 +61,7 @@ class UserMessage:
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 
 
-@dataclass(frozen=True)
-class AssistantMessage:
+class AssistantMessage(Struct, frozen=True):
     parts: tuple[AssistantPart, ...]
     message_id: str = ""
     kind: Literal["assistant"] = "assistant"
@@ -84,8 +78,7 @@ class AssistantMessage:
 Message = UserMessage | AssistantMessage
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(Struct, frozen=True):
     """Token counts of one model call."""
 
     input_tokens: int = 0

@@ -7,11 +7,11 @@ import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import replace
 from typing import Any
 
 import anyio
 import pytest
+from msgspec.structs import replace
 from pydantic import BaseModel
 
 from agent_core.approval.permissions import Permissions

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from agent_core.safety.sandbox.confinement import Confinement, Launch
 from agent_core.safety.sandbox.detect import Availability
@@ -294,9 +295,7 @@ def test_the_seatbelt_profile_passes_paths_as_parameters(tmp_path: Path) -> None
     ) in profile
     assert "(allow network*)" not in profile
     assert "com.apple.SecurityServer" not in profile  # the keychain stays out of reach
-    assert (
-        "(allow network*)" in profile_for(SandboxPolicy(**{**policy.__dict__, "network": True}))[0]
-    )
+    assert "(allow network*)" in profile_for(replace(policy, network=True))[0]
     argv = Seatbelt().command(["/bin/sh", "-c", "ls"], policy, unset=("SECRET_TOKEN",))
     assert argv[:3] == [SANDBOX_EXEC, "-p", profile]
     assert "-DHIDDEN_0=/Users/u/.ssh" in argv

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 import anyio
+from msgspec import Struct
 
 from acp_server.batch.progress import Progress
 from acp_server.batch.results import TaskResult, from_json
@@ -47,8 +47,7 @@ class BatchStopped(HeronError):
         self.signum = signum
 
 
-@dataclass(frozen=True)
-class Batch:
+class Batch(Struct, frozen=True):
     tasks: Sequence[Task]  # every task of the file, the flags' defaults applied
     shard: Shard
     workers: int

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
 from typing import Any, Literal, cast
+
+from msgspec import Struct
+from msgspec.structs import asdict
 
 Status = Literal["done", "failed", "timed_out"]
 STATUSES: tuple[Status, ...] = ("done", "failed", "timed_out")
@@ -24,8 +26,7 @@ EXIT_MEANINGS = {
 }
 
 
-@dataclass(frozen=True)
-class TaskResult:
+class TaskResult(Struct, frozen=True):
     id: str
     status: Status
     exit_code: int | None  # None: killed by a signal
@@ -43,8 +44,7 @@ class TaskResult:
         return json.dumps(asdict(self), ensure_ascii=False)
 
 
-@dataclass(frozen=True)
-class Ending:
+class Ending(Struct, frozen=True):
     """How the process ended, as the runner saw it."""
 
     returncode: int  # negative: the signal that killed it

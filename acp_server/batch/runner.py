@@ -21,11 +21,12 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 import anyio
 import anyio.abc
+from msgspec import Struct
+from msgspec.structs import replace
 
 from acp_server.batch.results import Ending, TaskResult, failed, to_result
 from acp_server.batch.tasks import Task
@@ -39,8 +40,7 @@ RESULT = "result.json"
 OUTPUTS = ("events.jsonl", "stderr.log", "trajectory.json", "diff.patch", RESULT)
 
 
-@dataclass(frozen=True)
-class Runner:
+class Runner(Struct, frozen=True):
     out: Path  # the batch's output folder
     scratch: Path  # where copies live while their task runs; resolved (sessions record it)
     heron: tuple[str, ...]  # the command that starts ``heron``

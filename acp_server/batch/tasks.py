@@ -19,9 +19,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple, cast
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from agent_core.errors import HeronError
 from agent_core.modes import MODES
@@ -44,8 +46,7 @@ class TaskFileError(HeronError):
     """TASKS.jsonl (or a flag) cannot be used; the message names each bad line."""
 
 
-@dataclass(frozen=True)
-class Task:
+class Task(Struct, frozen=True):
     id: str
     prompt: str
     line: int  # in the tasks file, from 1: errors name it
@@ -67,8 +68,7 @@ class Defaults(NamedTuple):
     allow_dangerous: bool = False
 
 
-@dataclass(frozen=True)
-class Shard:
+class Shard(Struct, frozen=True):
     """``--shard I/N``: every N-th task from the I-th (from 0), in the order of the file."""
 
     first: int = 0  # I

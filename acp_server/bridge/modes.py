@@ -4,8 +4,9 @@ option, kept in sync), the model, and the thought level where the model takes on
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from agent_core.config import Settings
 from agent_core.modes import MODE_NAMES
@@ -19,8 +20,7 @@ THOUGHT_CONFIG_ID = "thought_level"
 THOUGHT_LEVELS = {"default": "Model default", "low": "Low", "medium": "Medium", "high": "High"}
 
 
-@dataclass(frozen=True)
-class SessionOptions:
+class SessionOptions(Struct, frozen=True):
     mode: str
     model: str
     models: tuple[ModelOption, ...]

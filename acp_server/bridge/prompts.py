@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, cast
+
+from msgspec import Struct, field
 
 PREVIEW_CHARS = 80
 
 
-@dataclass
-class PromptMark:
+class PromptMark(Struct):
     message_id: str  # "" for a prompt stored before prompts had ids
     start: int  # the index of its first item in the transcript
     text: str = ""  # its text blocks, joined

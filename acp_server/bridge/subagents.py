@@ -14,8 +14,9 @@ and the rest of its turn (text, thoughts, plan) stays its own.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from agent_core.events import (
     Event,

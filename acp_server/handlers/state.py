@@ -4,11 +4,11 @@ sessions."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import anyio
 import anyio.abc
+from msgspec import Struct, field
 
 from acp_server.bridge.modes import SessionOptions
 from acp_server.handlers.client import ClientInfo
@@ -30,8 +30,7 @@ class SessionFactory(Protocol):
     def __call__(self, setup: SessionSetup, client: ClientInfo, restored: Restored) -> Session: ...
 
 
-@dataclass
-class ServerState:
+class ServerState(Struct):
     connection: Connection
     config: ConfigWatch  # the settings, read again when config.toml changes
     build_session: SessionFactory

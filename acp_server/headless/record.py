@@ -12,8 +12,9 @@ per turn); the cost is the session's cost since the run began (a continued sessi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+from msgspec import Struct, field
 
 from acp_server.headless.wire import count, heron_of
 from acp_server.jsonrpc.values import as_object
@@ -37,8 +38,7 @@ class Ending(NamedTuple):
     interrupted: bool = False  # SIGINT or SIGTERM
 
 
-@dataclass
-class RunRecord:
+class RunRecord(Struct):
     prompting: bool = False  # the prompt is sent: what comes now is the run's
     tool_calls: set[str] = field(default_factory=set[str])
     titles: dict[str, str] = field(default_factory=dict[str, str])

@@ -5,17 +5,17 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
+
+from msgspec import Struct
 
 from agent_core.config import user_config_home
 
 AGENT_NAME = "Heron"
 
 
-@dataclass(frozen=True)
-class Editor:
+class Editor(Struct, frozen=True):
     name: str  # as typed: `heron setup zed`
     title: str
     settings: Path

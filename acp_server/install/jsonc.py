@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any, cast
+
+from msgspec import Struct, field
 
 TOKEN = re.compile(
     r"""
@@ -29,16 +30,14 @@ class JsoncError(ValueError):
     """The text is not JSON with comments; says where."""
 
 
-@dataclass
-class Node:
+class Node(Struct):
     start: int  # offset of the value's first character
     end: int  # offset just past its last character
     members: dict[str, tuple[int, Node]] = field(default_factory=dict[str, "tuple[int, Node]"])
     is_object: bool = False  # members: key -> (offset of the key's opening quote, value)
 
 
-@dataclass(frozen=True)
-class _Token:
+class _Token(Struct, frozen=True):
     kind: str
     text: str
     start: int

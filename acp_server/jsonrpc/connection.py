@@ -16,10 +16,10 @@ import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import anyio
+from msgspec import Struct, field
 
 from acp_server.jsonrpc.errors import (
     INTERNAL_ERROR,
@@ -82,23 +82,20 @@ class Dispatcher(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(Struct, frozen=True):
     """A result plus work to start once the response is queued (so it reaches the peer first)."""
 
     result: Any
     after: Callable[[], Awaitable[None]]
 
 
-@dataclass(frozen=True)
-class _Running:
+class _Running(Struct, frozen=True):
     method: str
     params: Any
     scope: anyio.CancelScope
 
 
-@dataclass
-class _Waiter:
+class _Waiter(Struct):
     done: anyio.Event = field(default_factory=anyio.Event)
     result: Any = None
     error: RpcError | None = None

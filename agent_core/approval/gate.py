@@ -17,10 +17,10 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
+from msgspec.structs import replace
 
 from agent_core.errors import ToolError
 from agent_core.events import Event, NoticeRaised, ToolCallUpdated

@@ -13,8 +13,10 @@ session is built on ``session/new``, which should not wait for it; it loads with
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, Protocol
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from agent_core.events import Location, NoticeRaised, TextContent, ToolContent, ToolKind
 from agent_core.modes import Mode
@@ -27,15 +29,13 @@ Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always",
 RuleCategory = Literal["commands", "tools", "web", "memory"]  # web: hosts, search backends
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(Struct, frozen=True):
     option_id: str
     name: str
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
-@dataclass(frozen=True)
-class Grounds:
+class Grounds(Struct, frozen=True):
     """Why the policy asks: the row of its table that asks (``safety.policy.RULES``), and
     whether danger alone makes it ask, the mode running the action otherwise (what
     ``heron exec --allow-dangerous`` lets through)."""
@@ -44,8 +44,7 @@ class Grounds:
     only_dangerous: bool = False
 
 
-@dataclass(frozen=True)
-class ApprovalRequest:
+class ApprovalRequest(Struct, frozen=True):
     call_id: str
     title: str
     tool_kind: ToolKind
@@ -55,8 +54,7 @@ class ApprovalRequest:
     grounds: Grounds | None = None  # set by ``Permissions.decide``; None: not the policy's
 
 
-@dataclass(frozen=True)
-class ApprovalOutcome:
+class ApprovalOutcome(Struct, frozen=True):
     decision: Decision
     option_id: str | None = None  # the chosen option, for requests whose ids are not kinds
     reason: str | None = None  # a rejection's reason goes back to the model
@@ -86,8 +84,7 @@ class ApprovalCancelled(Exception):
     """The user cancelled a permission request: the turn ends as cancelled."""
 
 
-@dataclass
-class Permissions:
+class Permissions(Struct):
     """One session's approvals: its mode, its rules, and the user behind the ``Approver``."""
 
     mode: Mode

@@ -20,16 +20,16 @@ import hashlib
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from agent_core.checkpoints.shadow import Entry, ShadowRepository, refused_name
 
 SYMLINK = "120000"
 
 
-@dataclass(frozen=True)
-class Coverage:
+class Coverage(Struct, frozen=True):
     """What ``Checkpoints.covers`` answers."""
 
     why_not: str | None = None  # why a file is not kept, for the user; None: every one is

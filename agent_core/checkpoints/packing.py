@@ -20,17 +20,17 @@ import stat
 import struct
 import zlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal
+
+from msgspec import Struct, field
 
 BLOB, TREE = 3, 2
 STORED_UP_TO = 16 * 1024  # bytes; a larger file is compressed (level 1)
 REGULAR, EXECUTABLE, SYMLINK, DIRECTORY = b"100644", b"100755", b"120000", b"40000"
 
 
-@dataclass
-class _Folder:
+class _Folder(Struct):
     files: dict[bytes, tuple[bytes, bytes]] = field(
         default_factory=dict[bytes, tuple[bytes, bytes]]
     )

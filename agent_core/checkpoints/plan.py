@@ -10,8 +10,9 @@ otherwise it is kept, and the plan says why.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from agent_core.checkpoints.shadow import Entry
 
@@ -20,8 +21,7 @@ NESTED_REPOSITORY = "160000"
 Tree = Mapping[str, Entry]  # relative path -> mode and blob
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(Struct, frozen=True):
     """A checkpointed turn: the workspace before its first change, and after its end (for a
     turn that never ended, because Heron stopped, the workspace as it is now)."""
 
@@ -30,22 +30,19 @@ class Turn:
     after: Tree
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Struct, frozen=True):
     path: str
     action: Literal["restore", "recreate", "delete"]
     target: Entry | None  # what the file becomes; None when it is deleted
     current: Entry | None  # what it is now; None when it is missing
 
 
-@dataclass(frozen=True)
-class Kept:
+class Kept(Struct, frozen=True):
     path: str
     reason: str
 
 
-@dataclass(frozen=True)
-class RestorePlan:
+class RestorePlan(Struct, frozen=True):
     checkpoint: int
     changes: tuple[Change, ...]
     kept: tuple[Kept, ...] = ()

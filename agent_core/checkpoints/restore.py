@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+from msgspec import Struct
 
 from agent_core.checkpoints.plan import Change, RestorePlan
 from agent_core.errors import ToolError
@@ -31,8 +31,7 @@ SYMLINK, EXECUTABLE = "120000", "100755"
 PREVIEW_LIMIT = 200_000  # characters of one diff side; a longer file is listed, not shown
 
 
-@dataclass(frozen=True)
-class Applied:
+class Applied(Struct, frozen=True):
     done: tuple[str, ...]
     failed: tuple[tuple[str, str], ...]  # path, why
 

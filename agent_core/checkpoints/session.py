@@ -21,11 +21,11 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+from msgspec import Struct
 
 from agent_core.checkpoints.coverage import Coverage, coverage
 from agent_core.checkpoints.plan import RestorePlan, Turn, plan_restore
@@ -44,16 +44,14 @@ class CheckpointError(HeronError):
     """A checkpoint cannot be listed, planned or restored; the message says why for the user."""
 
 
-@dataclass(frozen=True)
-class Checkpoint:
+class Checkpoint(Struct, frozen=True):
     """What a tool call learns from ``before_change``."""
 
     number: int | None  # None: it could not be taken
     notice: str | None = None  # said once, by the call that took it: partial, or why not
 
 
-@dataclass(frozen=True)
-class CheckpointInfo:
+class CheckpointInfo(Struct, frozen=True):
     number: int
     time: float
     prompt: str
@@ -61,8 +59,7 @@ class CheckpointInfo:
     message_id: str = ""  # the prompt's id ("" in checkpoints taken before prompts had one)
 
 
-@dataclass
-class _Turn:
+class _Turn(Struct):
     prompt: str
     message_id: str
     number: int | None = None  # set once this turn's checkpoint is taken

@@ -27,8 +27,9 @@ import os
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from agent_core.checkpoints.packing import write_first_snapshot
 from agent_core.checkpoints.shadow_git import LIMIT_S, ShadowError, ShadowGit
@@ -69,16 +70,14 @@ PATCH = (
 )
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(Struct, frozen=True):
     tree: str
     skipped: tuple[str, ...] = ()  # too large to keep
     partial: bool = False  # stopped at the file limit
     refused: tuple[str, ...] = ()  # names git will not store (a spelling of ".git")
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Struct, frozen=True):
     mode: str  # 100644, 100755, 120000 (symlink), 160000 (a nested repository)
     blob: str
 

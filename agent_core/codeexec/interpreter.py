@@ -10,10 +10,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+from msgspec import Struct
 
 from agent_core.safety.sandbox.confinement import Launcher
 
@@ -22,8 +22,7 @@ PROBE = "import sys; print('%d.%d' % sys.version_info[:2])"
 PROBE_TIMEOUT_S = 10.0
 
 
-@dataclass(frozen=True)
-class Interpreter:
+class Interpreter(Struct, frozen=True):
     python: Path
     origin: str  # "the workspace's .venv", "VIRTUAL_ENV", "CONDA_PREFIX", "Heron's own"
     note: str | None = None  # why a workspace interpreter was passed over

@@ -8,12 +8,12 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import anyio
 import anyio.abc
+from msgspec import Struct
 
 from agent_core.codeexec.interpreter import Interpreter
 from agent_core.codeexec.rpc import Dispatch, ToolCallServer
@@ -34,8 +34,7 @@ DRAIN_S = 1.0  # after the script: how long its output may take to arrive
 _Outcome = tuple[Status, "int | None", "_Capped", "_Capped"]  # status, exit code, stdout, stderr
 
 
-@dataclass(frozen=True)
-class ScriptHost:
+class ScriptHost(Struct, frozen=True):
     """Where scripts run when commands do not run here (a container): its runner, and where
     run folders go (``folders()``: the place on the host and the same seen by the runner,
     once it is up). Scripts run on its ``python3``; output and errors come as one stream."""
@@ -115,8 +114,7 @@ async def run_hosted(
         shutil.rmtree(temp, ignore_errors=True)
 
 
-@dataclass(frozen=True)
-class ScriptRun:
+class ScriptRun(Struct, frozen=True):
     status: Status
     output: str
     stderr: str

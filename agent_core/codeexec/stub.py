@@ -9,14 +9,14 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 HIDDEN = {"terminal": {"background", "interactive"}}  # scripts run commands in the foreground
 
 
-@dataclass(frozen=True)
-class StubTool:
+class StubTool(Struct, frozen=True):
     name: str
     description: str
     schema: Mapping[str, Any]

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
+
+from msgspec import Struct
 
 from agent_core.safety.safe_open import (
     Listing,
@@ -65,8 +66,7 @@ MAX_TEMPLATE_BYTES = 256 * 1024
 MAX_TEMPLATES = 500  # entries of one commands folder looked at
 
 
-@dataclass(frozen=True)
-class SlashCommand:
+class SlashCommand(Struct, frozen=True):
     name: str
     description: str
     hint: str | None = None

@@ -9,7 +9,8 @@ never separated (the recent part always starts at one of the user's own prompts)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from agent_core.messages import (
     AssistantMessage,

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from agent_core.safety.injection import screen
 from agent_core.safety.safe_open import UnsafeFile, read_from, why_unreadable
@@ -24,8 +25,7 @@ MAX_TOTAL_CHARS = 60_000
 MAX_FILE_BYTES = MAX_FILE_CHARS * 4  # read no further: what is kept fits in it
 
 
-@dataclass(frozen=True)
-class ContextFile:
+class ContextFile(Struct, frozen=True):
     path: Path
     text: str
     blocked: str | None = None  # why the file was left out of the prompt

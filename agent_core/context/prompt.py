@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+
+from msgspec import Struct
 
 from agent_core.context.families import family_guidance
 from agent_core.context.files import (
@@ -87,8 +88,7 @@ SUBAGENT_GUIDANCE: tuple[tuple[frozenset[str], str], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Environment:
+class Environment(Struct, frozen=True):
     cwd: Path
     additional_directories: tuple[Path, ...]
     shell: str
@@ -96,8 +96,7 @@ class Environment:
     repository: str = "not a git repository"  # the branch and what changed (safety.git)
 
 
-@dataclass(frozen=True)
-class SystemPrompt:
+class SystemPrompt(Struct, frozen=True):
     text: str
     context_files: tuple[ContextFile, ...]  # including the blocked ones, to tell the user
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
+from msgspec import Struct
+from msgspec.structs import replace
 from pydantic import Field
 
 from agent_core.approval.permissions import ApprovalCancelled
@@ -76,8 +77,7 @@ class DelegateArguments(Arguments):
     )
 
 
-@dataclass(frozen=True)
-class Subagents:
+class Subagents(Struct, frozen=True):
     """What the composition root gives the ``delegate`` tool."""
 
     tools: Toolset  # the parent's; a subagent's are taken from these

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
+
+from msgspec import Struct
 
 Severity = Literal["error", "warning", "information", "hint"]
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(Struct, frozen=True):
     line: int  # 1-based
     column: int  # 1-based
     severity: Severity
@@ -28,8 +28,7 @@ class Diagnostic:
         return (self.severity, self.message, self.source, self.code)
 
 
-@dataclass(frozen=True)
-class Findings:
+class Findings(Struct, frozen=True):
     """A file's diagnostics from one source, or why there are none to give."""
 
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -73,8 +72,7 @@ class FirstAnswer:
         return {}
 
 
-@dataclass(frozen=True)
-class Diagnostics:
+class Diagnostics(Struct, frozen=True):
     """What file-changing tools are given: the source, and what to report of it."""
 
     source: Diagnostician

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
+from msgspec import Struct, field
 
 from agent_core.diagnostics.model import Diagnostic, Findings
 from agent_core.diagnostics.servers import (
@@ -48,8 +48,7 @@ class Unavailable(Exception):
     """No diagnostics from this server now; the message says why."""
 
 
-@dataclass
-class _Entry:
+class _Entry(Struct):
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     server: LanguageServer | None = None
     failed: tuple[float, str] | None = None  # when, and why

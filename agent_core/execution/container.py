@@ -23,10 +23,10 @@ import stat
 import tempfile
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+from msgspec import Struct
 
 from agent_core.execution.engine import TAIL_LINES, Engine, EngineError, Progress
 from agent_core.execution.server import CONTAINER_DIR
@@ -59,8 +59,7 @@ FIX_ATTEMPTS = 6
 SOURCE_CAP = 1024 * 1024  # a Dockerfile or devcontainer.json is far smaller
 
 
-@dataclass(frozen=True)
-class ContainerSpec:
+class ContainerSpec(Struct, frozen=True):
     """What the container of a workspace is made of."""
 
     roots: tuple[Path, ...]

@@ -27,13 +27,13 @@ import signal
 import stat
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
+from msgspec import Struct, field
 
 from agent_core.execution.engine import Engine, EngineError
 from agent_core.ports.runner import CommandResult
@@ -111,8 +111,7 @@ def _write_new(path: Path, text: str) -> None:
         file.write(text)
 
 
-@dataclass
-class Job:
+class Job(Struct):
     """One command the server runs, and what the host has read of its output."""
 
     id: str

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import anyio.abc
 from anyio.abc import ByteReceiveStream
+from msgspec import Struct
 
 from agent_core.ports.runner import terminate_group
 
@@ -19,8 +19,7 @@ OUTPUT_LIMIT = 20_000  # characters of each stream kept: the start, which says w
 KILL_GRACE_S = 1.0
 
 
-@dataclass(frozen=True)
-class HookRun:
+class HookRun(Struct, frozen=True):
     exit_code: int | None  # None: killed (a timeout, a signal)
     stdout: str
     stderr: str

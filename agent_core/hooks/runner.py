@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
+from msgspec import Struct
 
 from agent_core.events import (
     Event,
@@ -37,8 +37,7 @@ SHOWN_CHARS = 4_000
 Report = Callable[[Event], Awaitable[None]]
 
 
-@dataclass(frozen=True)
-class HookOutcome:
+class HookOutcome(Struct, frozen=True):
     """What one run of a hook came to; ``call_id``: its tool call in the editor."""
 
     spec: HookSpec

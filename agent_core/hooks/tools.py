@@ -6,8 +6,9 @@ other; with no hook configured a call costs one look at the settings."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
+
+from msgspec.structs import replace
 
 from agent_core.errors import ToolError
 from agent_core.events import ToolKind

@@ -10,8 +10,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
 from contextlib import aclosing
-from dataclasses import replace
 from typing import Literal
+
+from msgspec.structs import replace
 
 from agent_core.approval.gate import begin_loading_judge
 from agent_core.approval.permissions import ApprovalCancelled

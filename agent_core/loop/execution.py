@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import replace
 
 import anyio
+from msgspec.structs import replace
 from pydantic import ValidationError
 
 from agent_core.approval.permissions import ApprovalCancelled

@@ -12,7 +12,8 @@ both, and says which calls it had to answer itself, so the editor can show them 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from agent_core.messages import (
     AssistantMessage,
@@ -95,8 +96,7 @@ class History:
             self._messages.append(message)
 
 
-@dataclass(frozen=True)
-class WellFormed:
+class WellFormed(Struct, frozen=True):
     messages: tuple[Message, ...]
     interrupted: tuple[ToolCallPart, ...] = ()  # calls that were given INTERRUPTED_RESULT
     changed: bool = False

@@ -6,7 +6,7 @@ from what the session spent before the process that now runs it, subagents inclu
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from agent_core.events import NoticeRaised, TurnUsage, UsageUpdated
 from agent_core.models.base import Model, ResponseCompleted

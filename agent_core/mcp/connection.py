@@ -17,11 +17,11 @@ import os
 import tempfile
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import anyio
+from msgspec import Struct
 
 from agent_core.errors import ToolError
 from agent_core.events import NoticeRaised
@@ -45,8 +45,7 @@ SDK_MODULES = (
 HTTP_TIMEOUT_S, HTTP_READ_TIMEOUT_S = 30.0, 300.0  # the SDK's own defaults
 
 
-@dataclass(frozen=True)
-class RemoteTool:
+class RemoteTool(Struct, frozen=True):
     """A tool as the server lists it."""
 
     name: str
@@ -56,8 +55,7 @@ class RemoteTool:
     read_only: bool = False  # the server's hint
 
 
-@dataclass(frozen=True)
-class Timeouts:
+class Timeouts(Struct, frozen=True):
     connect: float = 10.0  # seconds to start and list tools
     call: float = 300.0  # seconds for one tool call
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from agent_core.events import ImageContent, ResourceContent, TextContent, ToolContent
 from agent_core.messages import ImagePart
@@ -15,8 +16,7 @@ if TYPE_CHECKING:
 MAX_TEXT_CHARS = 50_000
 
 
-@dataclass(frozen=True)
-class Converted:
+class Converted(Struct, frozen=True):
     text: str  # for the model
     images: tuple[ImagePart, ...]  # for the model, when it can see them
     shown: tuple[ToolContent, ...]  # for the editor

@@ -15,13 +15,13 @@ import shutil
 import signal
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import anyio
 from anyio.abc import Process
 from anyio.streams.text import TextReceiveStream
+from msgspec import Struct, field
 
 from agent_core.mcp.servers import StdioServer
 from agent_core.ports.runner import exited, signal_group
@@ -35,8 +35,7 @@ log = logging.getLogger("heron.mcp")
 EXIT_GRACE_S = 2.0  # after stdin closes, before SIGTERM; then as long again before SIGKILL
 
 
-@dataclass(frozen=True)
-class ProcessSetup:
+class ProcessSetup(Struct, frozen=True):
     """How a stdio server is started: the environment it inherits (Heron's, secrets scrubbed;
     the server's own ``env`` goes on top) and what its command line runs inside (the sandbox,
     when ``[sandbox] mcp_servers`` is on)."""

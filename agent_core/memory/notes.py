@@ -18,9 +18,10 @@ to the model. The prompt's snapshot screens the files again, for what was writte
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
+
+from msgspec import Struct
 
 from agent_core.errors import ToolError
 from agent_core.files.atomic import write_atomically
@@ -37,8 +38,7 @@ ABOUT: dict[Kind, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Struct, frozen=True):
     kind: Kind
     path: Path
     old: str  # the file as it was read when the change was proposed

@@ -12,10 +12,10 @@ import itertools
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from msgspec.structs import replace
 
 from agent_core.errors import ModelConfigError, StreamInterrupted
 from agent_core.files.json_text import json_object

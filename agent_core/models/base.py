@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from agent_core.messages import (
     AssistantMessage,
@@ -20,8 +22,7 @@ from agent_core.messages import (
 FinishReason = Literal["end_turn", "tool_use", "max_tokens", "refusal"]
 
 
-@dataclass(frozen=True)
-class ToolSpec:
+class ToolSpec(Struct, frozen=True):
     """A tool as the model sees it: name, description and JSON schema of the arguments."""
 
     name: str
@@ -29,8 +30,7 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class ModelRequest:
+class ModelRequest(Struct, frozen=True):
     system: str
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
@@ -42,20 +42,17 @@ class ModelRequest:
     tool_choice: Literal["auto", "none"] = "auto"  # "none": tools stay listed, none is called
 
 
-@dataclass(frozen=True)
-class TextDelta:
+class TextDelta(Struct, frozen=True):
     text: str
     kind: Literal["text_delta"] = "text_delta"
 
 
-@dataclass(frozen=True)
-class ThinkingDelta:
+class ThinkingDelta(Struct, frozen=True):
     text: str
     kind: Literal["thinking_delta"] = "thinking_delta"
 
 
-@dataclass(frozen=True)
-class ToolCallBegan:
+class ToolCallBegan(Struct, frozen=True):
     """The model started generating a call; its arguments follow as ``ToolArgumentsDelta``."""
 
     call_id: str
@@ -63,15 +60,13 @@ class ToolCallBegan:
     kind: Literal["tool_call_began"] = "tool_call_began"
 
 
-@dataclass(frozen=True)
-class ToolArgumentsDelta:
+class ToolArgumentsDelta(Struct, frozen=True):
     call_id: str
     json_fragment: str
     kind: Literal["tool_arguments_delta"] = "tool_arguments_delta"
 
 
-@dataclass(frozen=True)
-class ResponseCompleted:
+class ResponseCompleted(Struct, frozen=True):
     """The whole assistant message, as it goes into history."""
 
     message: AssistantMessage
@@ -80,8 +75,7 @@ class ResponseCompleted:
     kind: Literal["response_completed"] = "response_completed"
 
 
-@dataclass(frozen=True)
-class StatusNotice:
+class StatusNotice(Struct, frozen=True):
     """Something the user should see while it happens: "rate limited, retrying in 4 s"."""
 
     severity: Literal["info", "warning", "error"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import anyio
+from msgspec import Struct
 
 from agent_core.errors import ModelError
 from agent_core.models.registry import single_model
@@ -23,8 +23,7 @@ class Checkable(Protocol):
     async def check(self) -> None: ...
 
 
-@dataclass(frozen=True)
-class Checked:
+class Checked(Struct, frozen=True):
     spec: str  # <provider>:<model>
     ok: bool
     said: str  # what was found, or what is wrong and how to fix it

@@ -8,7 +8,8 @@ offers (``listing.ModelLists``), then suggestions for keyed providers that list 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from agent_core.models.catalog import SUGGESTED
 from agent_core.models.settings import ConfiguredModels
@@ -17,8 +18,7 @@ from agent_core.providers import APIS, BUILT_IN, ProviderSettings
 LISTED_APIS = ("anthropic", "openai", "openai-chat")  # the ones with a models endpoint
 
 
-@dataclass(frozen=True)
-class ModelOption:
+class ModelOption(Struct, frozen=True):
     spec: str  # "<provider>:<model>"
     origin: str  # "current" | "configured" | "listed" | "suggested"
 

@@ -13,11 +13,11 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio
+from msgspec import Struct
 
 from agent_core.files.atomic import write_atomically
 from agent_core.files.json_text import json_object
@@ -92,8 +92,7 @@ def _http_client() -> httpx2.AsyncClient:
     return httpx2.AsyncClient(timeout=TIMEOUT, verify=tls.context())
 
 
-@dataclass(frozen=True)
-class Listed:
+class Listed(Struct, frozen=True):
     endpoint: str
     fetched: float  # time.time()
     models: tuple[str, ...]

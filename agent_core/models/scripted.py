@@ -18,12 +18,12 @@ import json
 import re
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
 import anyio
+from msgspec import Struct
 
 from agent_core.errors import ModelConfigError
 from agent_core.messages import (
@@ -50,8 +50,7 @@ from agent_core.models.base import (
 Step = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Struct, frozen=True):
     pattern: re.Pattern[str]
     replies: tuple[tuple[Step, ...], ...]
 

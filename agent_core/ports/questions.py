@@ -6,21 +6,20 @@ nothing at all); the tool only needs to know what came back, so it can tell the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, Protocol
+
+from msgspec import Struct
 
 AnswerOutcome = Literal["answered", "declined", "cancelled", "unasked"]
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(Struct, frozen=True):
     call_id: str  # the tool call asking, so the editor can show the question beside it
     text: str
     choices: tuple[str, ...] = ()  # empty: a free answer
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(Struct, frozen=True):
     """What came back: the user's ``text`` (``answered``); ``declined`` (the user chose not
     to answer); ``cancelled`` (the question was dismissed); ``unasked`` (there is no way to
     ask it here: the question goes to the user as the turn's reply)."""

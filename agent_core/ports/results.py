@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import signal
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class CommandResult:
+class CommandResult(Struct, frozen=True):
     output: str
     exit_code: int | None  # None while running, or when killed by a signal
     signal: str | None = None

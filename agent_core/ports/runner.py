@@ -18,12 +18,12 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
 import anyio
 import anyio.abc
+from msgspec import Struct
 
 from agent_core.errors import ToolError
 from agent_core.ports.groups import exited, signal_group, terminate_group
@@ -183,8 +183,7 @@ class LocalRunner:
         return background
 
 
-@dataclass
-class _Background:
+class _Background(Struct):
     process: anyio.abc.Process
     log: IO[bytes]
     limit: int

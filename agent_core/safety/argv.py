@@ -13,8 +13,9 @@ flag or operand. ``matches`` asks whether a condition holds for the words as the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from functools import cached_property
+
+from msgspec import Struct
 
 from agent_core.safety.grammar import WILD
 from agent_core.safety.shell import Word
@@ -22,8 +23,7 @@ from agent_core.safety.shell import Word
 MIN_ABBREVIATION = 1  # getopt_long takes any unambiguous prefix: "--i" may well be --in-place
 
 
-@dataclass(frozen=True)
-class Argv:
+class Argv(Struct, frozen=True, dict=True):  # dict: for its cached properties
     program: str  # its base name, lower-cased: "/usr/bin/RM" is "rm"
     args: tuple[Word, ...]
     wild: bool = False  # evaluate as if every run-time word could be anything
@@ -151,13 +151,12 @@ def _could_be_flag(word: Word) -> bool:
     return source.startswith(("-", "$", "`"))
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(Struct, frozen=True):
     """A test over an ``Argv``; combine with ``&`` and ``|``. Every test here is monotone (a
     wild word can only make it truer), which is what makes ``could_match`` sound."""
 
     test: Callable[[Argv], bool]
-    about: str = field(default="", compare=False)
+    about: str = ""
 
     def __and__(self, other: Condition) -> Condition:
         return Condition(

@@ -9,7 +9,8 @@ code it is). ``Judgement`` is the frozen result.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from agent_core.safety.emitted import emitted, stdin_text
 from agent_core.safety.shell import SimpleCommand, Word
@@ -18,8 +19,7 @@ STDIN_NAMES = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 TRUNCATING = (">", ">|", "&>", ">&")  # redirections that empty their file first
 
 
-@dataclass(frozen=True)
-class Judgement:
+class Judgement(Struct, frozen=True):
     dangers: tuple[str, ...] = ()  # needs a human's eyes in every mode
     unknowns: tuple[str, ...] = ()  # cannot be read before it runs: asks in every mode too
     read_only: bool = True  # every part only reads
@@ -49,8 +49,7 @@ class Judgement:
         return None
 
 
-@dataclass
-class Findings:
+class Findings(Struct):
     dangers: list[str] = field(default_factory=list[str])
     unknowns: list[str] = field(default_factory=list[str])
     read_only: bool = True

@@ -28,9 +28,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from msgspec import Struct, field
 
 from agent_core.errors import HeronError
 from agent_core.safety.paths import installed
@@ -281,8 +282,7 @@ def git_command(args: Sequence[str], overrides: Sequence[str] = ()) -> list[str]
     return [git, "--no-pager", *options, *args]
 
 
-@dataclass(frozen=True)
-class HardenedGit:
+class HardenedGit(Struct, frozen=True):
     """``environment``: the scrubbed environment children get; ``wrap``: the sandbox."""
 
     environment: Mapping[str, str]

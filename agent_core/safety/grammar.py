@@ -16,7 +16,9 @@ readings, and both are judged. A false alarm costs a click; a verb missed costs 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from agent_core.safety.shell import Word
 
@@ -27,8 +29,7 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-@dataclass(frozen=True)
-class Grammar:
+class Grammar(Struct, frozen=True):
     valued: frozenset[str]  # global options that take a value: -n NS, --profile P
     flags: frozenset[str] = frozenset()  # global options known to take none
     anywhere: bool = False  # the global options may follow the verb too (kubectl, aws, …)

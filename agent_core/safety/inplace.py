@@ -11,7 +11,8 @@ script file) is not guessed at: what it runs is judged by ``interpreters.py``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from agent_core.safety.argv import Argv
 from agent_core.safety.shell import Word
@@ -28,8 +29,7 @@ _PERL_VALUED = frozenset("IMmFxCdD")
 _PERL_NO_VALUE = frozenset("nplasawWXtTcuUv")
 
 
-@dataclass(frozen=True)
-class PerlEdit:
+class PerlEdit(Struct, frozen=True):
     in_place: bool
     loop: str  # "p", "n" or ""
     code: str | None  # the -e/-E code joined; None: a script file or a run-time value

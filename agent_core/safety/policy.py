@@ -12,9 +12,11 @@ only then do the modes and the remembered answers decide. ``decide`` is pure, an
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from agent_core.modes import Mode
 
@@ -24,16 +26,14 @@ if TYPE_CHECKING:
 Verdict = Literal["allow", "ask", "deny"]
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Struct, frozen=True):
     path: Path
     inside_roots: bool
     protected: str | None = None  # why the path is protected (.git, .env…), if it is
     hard_linked: bool = False  # the file has other names, possibly outside the workspace
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(Struct, frozen=True):
     command: str  # a shell command line, judged by its structure (judge.py)
     checkpointed: bool = False  # the turn's checkpoint is taken before it runs and keeps every
     # file it empties in place: /undo restores them, so that alone does not ask (see
@@ -41,8 +41,7 @@ class Command:
     not_kept: str | None = None  # why the turn's checkpoint does not keep one (the question says)
 
 
-@dataclass(frozen=True)
-class ToolUse:
+class ToolUse(Struct, frozen=True):
     """A call of a tool Heron does not know the effects of (an MCP server's)."""
 
     tool: str  # as the model names it: mcp__<server>__<tool>
@@ -50,8 +49,7 @@ class ToolUse:
     read_only: bool = False  # the server says so; a hint, not a guarantee
 
 
-@dataclass(frozen=True)
-class WebAccess:
+class WebAccess(Struct, frozen=True):
     """A request to the web (``web_fetch``, ``web_search``). It changes nothing here, so plan
     mode allows it; but what it sends leaves the machine, and what it reads may be written to
     mislead, so it asks in every mode but full access, unless the user always allows it."""
@@ -60,27 +58,23 @@ class WebAccess:
     label: str  # as the user reads it: "docs.python.org", "web searches through Brave Search"
 
 
-@dataclass(frozen=True)
-class Script:
+class Script(Struct, frozen=True):
     """Running model-written code (``execute_code``): like a command, but never the same twice,
     so there is no "always" for it."""
 
 
-@dataclass(frozen=True)
-class Unconfined:
+class Unconfined(Struct, frozen=True):
     """Running a command again outside the sandbox, after the sandbox refused it."""
 
     command: str
     refusal: str  # what the sandbox refused
 
 
-@dataclass(frozen=True)
-class LeavePlanMode:
+class LeavePlanMode(Struct, frozen=True):
     pass
 
 
-@dataclass(frozen=True)
-class MemoryWrite:
+class MemoryWrite(Struct, frozen=True):
     """A change to the agent's memory (``agent_core.memory.notes``). It is not a workspace file: no
     checkpoint covers it, the editor does not review it, and it outlives the session, in every
     later session's system prompt in every workspace. So it asks in plan mode (which never
@@ -94,8 +88,7 @@ class MemoryWrite:
 Action = Edit | Command | ToolUse | WebAccess | Script | Unconfined | LeavePlanMode | MemoryWrite
 
 
-@dataclass(frozen=True)
-class Situation:
+class Situation(Struct, frozen=True):
     """What the rules look at: the mode, and the facts of the action."""
 
     mode: Mode

@@ -18,9 +18,10 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import accumulate
 from urllib.parse import quote
+
+from msgspec import Struct
 
 # A name is a secret when one of its words (split on _ . -) is one of these…
 SECRET_WORDS = frozenset(
@@ -80,8 +81,7 @@ WORD = re.compile(r"\w")
 SCHEME = re.compile(r"[\w+.-]")  # what a URL's scheme is made of
 
 
-@dataclass(frozen=True)
-class _Joinable:
+class _Joinable(Struct, frozen=True):
     """A value pattern read over lines joined without a break: its anchors hold where a line
     was joined to the one before, ``\\b`` at a word's edge, and ``^`` (a whole value, such as a
     URL with a password) wherever the value starts in running text; its spaces may be lost."""
@@ -149,8 +149,7 @@ def _secret_over(pieces: Sequence[str]) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Scrubbed:
+class Scrubbed(Struct, frozen=True):
     kept: dict[str, str]  # what children see
     removed: dict[str, str]  # what they do not: name -> value
 

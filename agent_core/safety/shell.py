@@ -15,9 +15,11 @@ What this module does not do is judge: that is ``judge.py``, over the structure 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from agent_core.safety.escapes import ansi_c
 from agent_core.safety.shell_parts import CommandLine, Redirect, SimpleCommand, Word, programs
@@ -79,8 +81,7 @@ _SIMPLE_STAGES = frozenset({"command", "redirected_statement", "declaration_comm
 _WORDS = frozenset({"word", "string", "raw_string", "ansi_c_string", "concatenation", "number"})
 
 
-@dataclass
-class _Builder:
+class _Builder(Struct):
     """Walks the tree once, top down; ``piped`` travels down from the pipelines."""
 
     commands: list[SimpleCommand] = field(default_factory=list[SimpleCommand])

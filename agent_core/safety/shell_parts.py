@@ -5,11 +5,12 @@ redirections, simple commands and the line that holds them. Plain values, no gra
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(Struct, frozen=True):
     """One word as written and, when it does not expand at run time, its value."""
 
     source: str
@@ -25,8 +26,7 @@ class Word:
         return self.value if self.value is not None else self.source
 
 
-@dataclass(frozen=True)
-class Redirect:
+class Redirect(Struct, frozen=True):
     operator: str  # ">", ">>", "<", "&>", ">&", "<<", "<<-", "<<<", …
     target: Word | None  # the file (or descriptor); None for heredocs
     body: str | None = None  # what a heredoc or herestring feeds in
@@ -51,8 +51,7 @@ class Redirect:
         return self.operator in ("<<", "<<-", "<<<")
 
 
-@dataclass(frozen=True)
-class SimpleCommand:
+class SimpleCommand(Struct, frozen=True):
     words: tuple[Word, ...]  # the program and its arguments
     assignments: tuple[tuple[str, Word], ...] = ()  # NAME=value before the program
     redirects: tuple[Redirect, ...] = ()
@@ -69,8 +68,7 @@ class SimpleCommand:
         return self if sub is None else replace(self, piped=True, upstream=sub.feeder)
 
 
-@dataclass(frozen=True)
-class CommandLine:
+class CommandLine(Struct, frozen=True):
     """Everything that runs in one line of shell, in source order."""
 
     commands: tuple[SimpleCommand, ...]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any, overload
+
+from msgspec import to_builtins
 
 from agent_core.files.json_text import compact_json
 from agent_core.messages import (
@@ -31,7 +32,7 @@ PARTS: dict[str, type[Any]] = {
 
 
 def dump_message(message: Message) -> str:
-    return compact_json(asdict(message))
+    return compact_json(to_builtins(message))
 
 
 def load_message(text: str) -> Message:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 from agent_core.messages import Message
 
 DisplayItem = dict[str, Any]  # what the editor was shown, opaque to the core (JSON-ready)
 
 
-@dataclass(frozen=True)
-class SessionRecord:
+class SessionRecord(Struct, frozen=True):
     session_id: str
     cwd: Path
     additional_directories: tuple[Path, ...] = ()
@@ -24,8 +24,7 @@ class SessionRecord:
     thought_level: str | None = None
 
 
-@dataclass(frozen=True)
-class StoredSession:
+class StoredSession(Struct, frozen=True):
     """A session as stored. A replay sends the transcript's items as they were written (each
     one JSON object's text), and the messages are decoded when they are first used, so that
     a long session's ``session/load`` answers without decoding what it does not show."""
@@ -35,8 +34,7 @@ class StoredSession:
     transcript: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class SearchHit:
+class SearchHit(Struct, frozen=True):
     session_id: str
     title: str | None
     snippet: str

@@ -24,8 +24,9 @@ import os
 import re
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from agent_core.errors import ToolError
 from agent_core.safety.injection import screen
@@ -50,8 +51,7 @@ MAX_WALKED = 1000  # files beside it looked at, at most
 MAX_SKILLS = 500  # entries of one skills folder looked at
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(Struct, frozen=True):
     name: str
     description: str
     path: Path  # its SKILL.md
@@ -64,8 +64,7 @@ class Skill:
         return self.path.parent
 
 
-@dataclass(frozen=True)
-class LeftOut:
+class LeftOut(Struct, frozen=True):
     path: Path  # the SKILL.md, or a whole folder of skills
     reason: str
 
@@ -75,8 +74,7 @@ class LeftOut:
         return self.path.parent.name if self.path.name == SKILL_FILE else None
 
 
-@dataclass(frozen=True)
-class Catalog:
+class Catalog(Struct, frozen=True):
     skills: tuple[Skill, ...] = ()  # in the order found; one per name
     left_out: tuple[LeftOut, ...] = ()
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from msgspec import Struct, field
 
 from agent_core.approval.gate import Checkpointer
 from agent_core.approval.permissions import Permissions
@@ -61,8 +62,7 @@ class ChangeLog:
         self.written[path] = text
 
 
-@dataclass(frozen=True)
-class ToolContext:
+class ToolContext(Struct, frozen=True):
     call_id: str
     workspace: Workspace
     permissions: Permissions
@@ -98,8 +98,7 @@ class ArgumentModel(Protocol):
     def model_validate(self, obj: Any) -> Any: ...
 
 
-@dataclass(frozen=True)
-class SchemaArguments:
+class SchemaArguments(Struct, frozen=True):
     """Arguments described by a JSON schema someone else wrote (an MCP server's), and checked
     by them: here they only need to be an object."""
 
@@ -128,8 +127,7 @@ def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
     return made if made is not None else model.model_json_schema()
 
 
-@dataclass(frozen=True)
-class ToolOutput:
+class ToolOutput(Struct, frozen=True):
     """A result with more than text: images the model may see, or a ``reply`` that ends the
     turn: the agent's answer to the user, whose next prompt continues (a question only the
     user can answer, asked where the editor has no other way to ask it)."""

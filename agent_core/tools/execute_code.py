@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 import anyio
+from msgspec.structs import replace
 from pydantic import Field
 
 from agent_core.approval.gate import admit

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import base64
 import struct
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from agent_core.safety.safe_open import UnsafeFile, open_regular
 
@@ -29,8 +30,7 @@ HEAD_BYTES = 16  # enough for every signature above
 JPEG_FRAMES = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 
 
-@dataclass(frozen=True)
-class Picture:
+class Picture(Struct, frozen=True):
     mime_type: str
     name: str  # "PNG"
     width: int | None = None  # None: the header could not be read
@@ -46,8 +46,7 @@ class Picture:
         return max(self.width or 0, self.height or 0) > MAX_IMAGE_SIDE
 
 
-@dataclass(frozen=True)
-class ImageFile:
+class ImageFile(Struct, frozen=True):
     picture: Picture
     size: int  # bytes on disk
     data: str | None  # base64; None when the file is over MAX_IMAGE_BYTES

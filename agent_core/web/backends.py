@@ -16,8 +16,9 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, cast
+
+from msgspec import Struct, field
 
 from agent_core.errors import ToolError
 from agent_core.files.json_text import json_object
@@ -27,15 +28,13 @@ SNIPPET_CHARS = 400
 HIGHLIGHT = re.compile(r"</?(strong|b|em)>")  # Brave marks the query's words in snippets
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Struct, frozen=True):
     title: str
     url: str
     snippet: str
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(Struct, frozen=True):
     method: Literal["GET", "POST"]
     url: str
     params: Mapping[str, str] = field(default_factory=dict[str, str])
@@ -43,8 +42,7 @@ class Request:
     body: Mapping[str, Any] | None = None  # sent as JSON
 
 
-@dataclass(frozen=True)
-class Backend:
+class Backend(Struct, frozen=True):
     label: str
     default_url: str | None  # None: the user must say where (SearXNG)
     needs_key: bool

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import codecs
 import io
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from agent_core.errors import ToolError
 
@@ -34,8 +35,7 @@ TEXT = frozenset(
 UNKNOWN = frozenset({"", "application/octet-stream", "binary/octet-stream"})
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(Struct, frozen=True):
     form: str  # "HTML", "PDF" or "text"
     text: str
     title: str | None = None

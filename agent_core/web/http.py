@@ -22,11 +22,11 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from urllib.parse import SplitResult, urljoin, urlsplit
 
 import anyio
 import httpx2
+from msgspec import Struct
 
 from agent_core.errors import ToolError
 from agent_core.safety.addresses import IPAddress, exempt, why_refused
@@ -37,8 +37,7 @@ ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.9
 REDIRECTS = (301, 302, 303, 307, 308)
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Struct, frozen=True):
     """A URL whose host was resolved and judged: where its request will connect."""
 
     url: str
@@ -60,8 +59,7 @@ class Target:
         return f"{self.scheme}://{ip}:{self.port}{self.path}"
 
 
-@dataclass(frozen=True)
-class Fetched:
+class Fetched(Struct, frozen=True):
     url: str  # after redirects
     status: int
     content_type: str  # the media type, lower case, without parameters

@@ -11,7 +11,8 @@ own ``/proc`` (no other process's memory or environment), and death with its par
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from agent_core.safety.sandbox.policy import SandboxPolicy
 
@@ -20,8 +21,7 @@ from agent_core.safety.sandbox.policy import SandboxPolicy
 KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 
 
-@dataclass(frozen=True)
-class Bubblewrap:
+class Bubblewrap(Struct, frozen=True):
     executable: str  # the absolute path of bwrap: it does not search PATH, neither do we
     version: str = ""
 

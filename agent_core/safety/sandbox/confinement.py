@@ -28,9 +28,10 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from msgspec import Struct
 
 from agent_core.safety.paths import CREDENTIAL_STORES, WRITABLE_CACHES, protected_in
 from agent_core.safety.process import protect_own_memory
@@ -73,8 +74,7 @@ MISSING_GUARDED = (".git", ".vscode", ".zed", ".idea", ".heron")
 _READ_ONLY_PATH = re.compile(r"'?(/[^'\s:]+)'?: Read-only file system")
 
 
-@dataclass(frozen=True)
-class Launch:
+class Launch(Struct, frozen=True):
     argv: list[str]
     confined: bool  # inside the sandbox
     placeholders: tuple[Path, ...] = ()  # empty folders the sandbox may create for it

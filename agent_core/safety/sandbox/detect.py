@@ -10,9 +10,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:  # the mechanism of this machine is imported when it is found
     from agent_core.safety.sandbox.policy import Mechanism
@@ -27,8 +28,7 @@ OPT_OUT = (
 )
 
 
-@dataclass(frozen=True)
-class Availability:
+class Availability(Struct, frozen=True):
     mechanism: Mechanism | None
     problem: str | None = None  # why there is none
     remedy: str | None = None  # what the user can do about it

@@ -9,13 +9,13 @@ A mechanism turns a policy into the command line that runs a program under it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from msgspec import Struct
 
-@dataclass(frozen=True)
-class SandboxPolicy:
+
+class SandboxPolicy(Struct, frozen=True):
     visible: tuple[Path, ...]  # seen read-only even under the private /tmp: the workspace roots,
     # Heron's own Python, what a launched program needs from there
     writable: tuple[Path, ...]  # existing folders it may change; empty: nothing is writable

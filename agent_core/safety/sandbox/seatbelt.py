@@ -14,8 +14,9 @@ This module is tested by the profiles it generates; it cannot run on the Linux m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from agent_core.safety.sandbox.policy import SandboxPolicy
 
@@ -49,8 +50,7 @@ BASE = """(version 1)
 """
 
 
-@dataclass(frozen=True)
-class Seatbelt:
+class Seatbelt(Struct, frozen=True):
     @property
     def name(self) -> str:
         return "Seatbelt (sandbox-exec)"
