@@ -112,12 +112,12 @@ def test_anything_else_is_left_whole_to_the_server(
     assert written(pipes) == b""
 
 
-def test_the_front_door_loads_no_event_loop_logging_pydantic_or_dataclasses(
+def test_the_front_door_loads_no_event_loop_logging_pydantic_or_record_library(
     agent_env: dict[str, str],
 ) -> None:
     """What ``initialize`` waits for: the front door, and the settings it answers from."""
     server = "acp_server.server"
-    unwanted = ("asyncio", "anyio", "logging", "pydantic", "dataclasses", "gzip", server)
+    unwanted = ("asyncio", "anyio", "logging", "pydantic", "dataclasses", "msgspec", "gzip", server)
     unwanted += ("agent_core.execution.engine", "agent_core.execution.container")
     code = (
         "import sys, acp_server.cli, acp_server.front_door;"
