@@ -10,10 +10,13 @@ instead of waiting for it once the SDK is in. It is the context each client woul
 from __future__ import annotations
 
 import contextlib
-import ssl
 import threading
+from typing import TYPE_CHECKING
 
 from agent_core.errors import ModelConfigError
+
+if TYPE_CHECKING:  # ssl (~7 ms) loads with the context, off the path of `session/new`
+    import ssl
 
 _lock = threading.Lock()
 _made: list[ssl.SSLContext] = []
@@ -34,6 +37,8 @@ def context() -> ssl.SSLContext:
     ``ModelConfigError`` with the fix when the certificates cannot be read."""
     with _lock:
         if not _made:
+            import ssl
+
             import httpcore2
 
             try:
