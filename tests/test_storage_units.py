@@ -13,8 +13,18 @@ import pytest
 
 from agent_core.approval.rules import JsonRuleStore
 from agent_core.errors import StorageError
-from agent_core.messages import Message
+from agent_core.messages import (
+    AssistantMessage,
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    UserMessage,
+)
 from agent_core.sessions import disk
+from agent_core.sessions.codec import dump_message, load_message
 from agent_core.sessions.resilient import RECOVERED_TITLE, UNSAVED_TITLE, ResilientStore
 from agent_core.sessions.sqlite import SqliteSessionStore
 from agent_core.sessions.store import SearchHit, SessionRecord, StoredSession
@@ -160,3 +170,30 @@ def test_an_answer_that_cannot_be_saved_holds_for_the_session_and_says_why(
     saved = JsonRuleStore(tmp_path / "permissions.json", Path("/w"))
     assert saved.remember("npm test", allow=True) is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "permissions.json"]
+
+
+def test_a_message_is_stored_as_the_json_earlier_versions_wrote() -> None:
+    """The stored form is each record's fields in order, nested parts as objects, tuples as
+    arrays: what the sessions of earlier versions hold, so both read back the same."""
+    message = AssistantMessage(
+        (
+            ThinkingPart("hmm", "sig"),
+            TextPart("yo é"),
+            ToolCallPart("c1", "read_file", {"path": "a", "n": [1, 2.5, None, True]}),
+        ),
+        "m2",
+    )
+    result = UserMessage(
+        (ToolResultPart("c1", "out", True, (ImagePart("BB", "image/jpeg"),)),), "m3"
+    )
+    stored = [dump_message(message), dump_message(result)]
+    assert stored == [
+        '{"parts":[{"text":"hmm","signature":"sig","kind":"thinking"},'
+        '{"text":"yo é","kind":"text"},{"call_id":"c1","name":"read_file",'
+        '"arguments":{"path":"a","n":[1,2.5,null,true]},"invalid_arguments":null,'
+        '"kind":"tool_call"}],"message_id":"m2","kind":"assistant"}',
+        '{"parts":[{"call_id":"c1","content":"out","is_error":true,"images":[{"data":"BB",'
+        '"mime_type":"image/jpeg","kind":"image"}],"kind":"tool_result"}],"message_id":"m3",'
+        '"kind":"user"}',
+    ]
+    assert [load_message(text) for text in stored] == [message, result]
