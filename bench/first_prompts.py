@@ -60,14 +60,23 @@ def longest_wait(agent: RawAgent, fake: FakeLLM, session_id: str) -> float:
     return max(waits)
 
 
-def sdk_import_s(module: str) -> float:
-    """Seconds a fresh interpreter takes to import ``module``: the median of IMPORTS."""
-    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+def sdk_import(module: str) -> tuple[float, float]:
+    """(seconds a fresh interpreter takes to import ``module``, its peak RSS in MB then): the
+    medians of IMPORTS. The memory is what the SDK costs any agent in Python: the floor under
+    the idle rows."""
+    peak = "next(s.split()[1] for s in open('/proc/self/status') if s.startswith('VmHWM:'))"
+    code = (
+        f"import time; t = time.perf_counter(); import {module}; "
+        f"print(time.perf_counter() - t, {peak})"
+    )
     runs = [
-        float(subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout)
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, check=True, text=True
+        ).stdout.split()
         for _ in range(IMPORTS)
     ]
-    return statistics.median(runs)
+    seconds = statistics.median(float(s) for s, _ in runs)
+    return seconds, statistics.median(int(kb) for _, kb in runs) / 1024
 
 
 def settled_over_later(
@@ -93,7 +102,7 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
             at_once: list[float] = []
             stalls: list[float] = []
             settled: list[tuple[float, float]] = []
-            sdk = sdk_import_s(SDKS[provider])
+            sdk, sdk_mb = sdk_import(SDKS[provider])
             for _ in range(FRESH):
                 settled.append(settled_over_later(run_env, workspace, command, fake))
                 with RawAgent(run_env, check_schema=False, command=command) as fresh:
@@ -164,7 +173,9 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 statistics.median(rss),
                 "MB",
                 IDLE_MB[provider],
-                "VmHWM 1.5 s after `session/new`, the provider's SDK loaded",
+                f"VmHWM 1.5 s after `session/new`, the provider's SDK loaded; `import "
+                f"{SDKS[provider]}` alone in a fresh interpreter: {sdk_mb:.1f} MB (median of "
+                f"{IMPORTS}, this run)",
             ),
         ]
     return figures
