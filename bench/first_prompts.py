@@ -24,7 +24,6 @@ FRESH = 5  # fresh processes per first-prompt figure: a machine shared with othe
 PAUSE = 0.3  # seconds between an answer and the next prompt (a process that idles is slower)
 IDLE_MB = {"anthropic": 89, "openai": 63, "openai-chat": 63}  # the provider's SDK loaded
 SDKS = {"anthropic": "anthropic", "openai": "openai", "openai-chat": "openai"}
-IMPORTS = 5  # fresh interpreters timing the SDK's import, for its median
 SETTLED = 1.0  # seconds between `session/new` answering and a prompt sent once it has settled
 PROBES = 75  # requests sent while a first prompt loads: 1.5 s and more
 MODELS = {
@@ -61,22 +60,16 @@ def longest_wait(agent: RawAgent, fake: FakeLLM, session_id: str) -> float:
 
 
 def sdk_import(module: str) -> tuple[float, float]:
-    """(seconds a fresh interpreter takes to import ``module``, its peak RSS in MB then): the
-    medians of IMPORTS. The memory is what the SDK costs any agent in Python: the floor under
-    the idle rows."""
+    """(seconds a fresh interpreter takes to import ``module``, its peak RSS in MB then). The
+    memory is what the SDK costs any agent in Python: the floor under the idle rows."""
     peak = "next(s.split()[1] for s in open('/proc/self/status') if s.startswith('VmHWM:'))"
     code = (
         f"import time; t = time.perf_counter(); import {module}; "
         f"print(time.perf_counter() - t, {peak})"
     )
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, check=True, text=True
-        ).stdout.split()
-        for _ in range(IMPORTS)
-    ]
-    seconds = statistics.median(float(s) for s, _ in runs)
-    return seconds, statistics.median(int(kb) for _, kb in runs) / 1024
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, text=True)
+    seconds, kb = run.stdout.split()
+    return float(seconds), int(kb) / 1024
 
 
 def settled_over_later(
@@ -102,9 +95,11 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
             at_once: list[float] = []
             stalls: list[float] = []
             settled: list[tuple[float, float]] = []
-            sdk, sdk_mb = sdk_import(SDKS[provider])
+            imports: list[tuple[float, float]] = []
             for _ in range(FRESH):
                 settled.append(settled_over_later(run_env, workspace, command, fake))
+                # Right before the prompt sent at once, so that both see the machine as it is.
+                imports.append(sdk_import(SDKS[provider]))
                 with RawAgent(run_env, check_schema=False, command=command) as fresh:
                     fresh.initialize()
                     at_once.append(agent_time(fresh, fake, fresh.new_session(workspace)))
@@ -127,6 +122,8 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 time.sleep(1.5)  # what loads after session/new has loaded
                 rss.append(peak_rss_mb(idle.proc.pid))
         first, later = statistics.median(firsts), statistics.median(laters)
+        sdk = statistics.median(s for s, _ in imports)
+        sdk_mb = statistics.median(mb for _, mb in imports)
         settled_first = statistics.median(s for s, _ in settled)
         settled_later = statistics.median(lt for _, lt in settled)
         figures += [
@@ -138,7 +135,7 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 f"a fresh process; editor-observed time minus the model server's own; median of "
                 f"{FRESH}; budget: `import {SDKS[provider]}` in a fresh interpreter, "
                 f"{sdk * 1000:.1f} ms "
-                f"(median of {IMPORTS}, this run), + 60 ms",
+                f"(median of {FRESH}, each timed just before one of the fresh processes), + 60 ms",
             ),
             Figure(
                 f"first prompt, sent {SETTLED:g} s after `session/new`, over a later one "
@@ -175,7 +172,7 @@ def measure(env: dict[str, str], workspace: Path, agent: Sequence[str]) -> list[
                 IDLE_MB[provider],
                 f"VmHWM 1.5 s after `session/new`, the provider's SDK loaded; `import "
                 f"{SDKS[provider]}` alone in a fresh interpreter: {sdk_mb:.1f} MB (median of "
-                f"{IMPORTS}, this run)",
+                f"{FRESH}, this run)",
             ),
         ]
     return figures
