@@ -62,6 +62,8 @@ def longest_wait(agent: RawAgent, fake: FakeLLM, session_id: str) -> float:
 def sdk_import(module: str) -> tuple[float, float]:
     """(seconds a fresh interpreter takes to import ``module``, its peak RSS in MB then). The
     memory is what the SDK costs any agent in Python: the floor under the idle rows."""
+    # Read by the child itself, as ``startup.peak_rss_mb`` reads it: importing that here would
+    # add the bench's own modules to the figure.
     peak = "next(s.split()[1] for s in open('/proc/self/status') if s.startswith('VmHWM:'))"
     code = (
         f"import time; t = time.perf_counter(); import {module}; "
