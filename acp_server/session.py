@@ -167,12 +167,20 @@ class Session:
         conversation decoded, git's view of the workspace."""
         await anyio.to_thread.run_sync(self._parts.maker.prepare)
 
-    async def warm_up(self) -> None:
-        """The model's client made (the SDK loaded once), the MCP servers' tools listed, the
-        agent built."""
+    async def warm_up(self, background: anyio.abc.TaskGroup | None) -> None:
+        """The model's client made (the SDK loaded once) and its connection opened in
+        ``background``, the MCP servers' tools listed, the agent built."""
         await anyio.to_thread.run_sync(self.model.warm_up)
+        if background is not None:  # the handshakes done while the user types
+            background.start_soon(self.connect_ahead)
         await self._parts.mcp.ready()
         await self.ready()
+
+    async def connect_ahead(self) -> None:
+        """The model's connection opened while the user types, unless a prompt came first (its
+        request opens one)."""
+        if not self.turn_lock.locked():
+            await self.model.connect_ahead()
 
     async def idle(self) -> None:
         """Returns once no prompt of this session runs or waits (at once when none does)."""

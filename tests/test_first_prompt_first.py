@@ -1,6 +1,7 @@
 """A first prompt sent the moment ``session/new`` answers goes first: what no prompt needs (the
 model picker's lists, the workspace's watcher) starts once it has ended, through a real
-``heron acp`` and the fake model server; nothing is lost by the wait."""
+``heron acp`` and the fake model server; nothing is lost by the wait. A prompt typed a moment
+later finds its model's connection open."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.fake_llm import FakeLLM, Reply, Text
+from tests.support.fake_llm import MODELS, FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
 
 TURN_S = 1.0  # the first reply is held open this long: the turn surely runs meanwhile
@@ -78,3 +79,18 @@ def test_a_session_closed_during_its_first_prompt_is_never_watched(
         agent.drain(1.0)  # the session's follow-up has run its course
     logged = "".join(p.read_text() for p in (heron_home / "logs").glob("*"))
     assert "watching workspace" not in logged
+
+
+@pytest.mark.parametrize("env_model", list(MODELS.values()))
+def test_a_prompt_typed_after_the_session_opened_takes_the_connection_opened_meanwhile(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    fake.enqueue(Reply((Text("Hello."),)))
+    with RawAgent(env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        fake.wait_for_heads(1)  # the user is still typing
+        stop, _ = agent.prompt(session_id, "hi")
+    assert stop == "end_turn"
+    (head,), (request,) = fake.heads, fake.requests
+    assert request.client_port == head.client_port

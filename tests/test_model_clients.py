@@ -73,6 +73,45 @@ def test_a_models_requests_share_one_connection(spec: str, fake: FakeLLM, tmp_pa
     assert not any(record.client_closed for record in fake.requests)
 
 
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_connection_opened_ahead_is_the_one_the_next_request_takes(
+    spec: str, fake: FakeLLM, tmp_path: Path
+) -> None:
+    """``connect_ahead`` (a session opening, while the user types) leaves an open connection in
+    the pool the model's requests take theirs from: the request that follows makes no
+    handshake. The ``HEAD`` carries no key."""
+    model = _model(spec, fake, tmp_path)
+    model.warm_up()
+    fake.enqueue(Reply((Text("Hello."),)))
+
+    async def ahead_then_request() -> None:
+        await model.connect_ahead()
+        await _answer(model)
+
+    anyio.run(ahead_then_request)
+    (head,), (request,) = fake.heads, fake.requests
+    assert head.client_port == request.client_port
+    assert not {"authorization", "x-api-key"} & set(head.headers)
+
+
+def test_connecting_ahead_to_a_server_that_is_not_there_is_quiet(tmp_path: Path) -> None:
+    """Nothing listens: no error (the request will say it), and no wait beyond the refusal."""
+    with FakeLLM() as gone:
+        pass  # its address, with nothing listening there any more
+    model = _model(SPECS[0], gone, tmp_path)
+    model.warm_up()
+    started = time.monotonic()
+    anyio.run(model.connect_ahead)
+    assert time.monotonic() - started < 5
+
+
+def test_a_model_not_yet_built_connects_nowhere(fake: FakeLLM, tmp_path: Path) -> None:
+    """Before ``warm_up`` (the SDK not loaded): nothing, rather than an import on the event
+    loop."""
+    anyio.run(_model(SPECS[1], fake, tmp_path).connect_ahead)
+    assert fake.heads == []
+
+
 @pytest.mark.parametrize("spec", SPECS[:2])
 def test_a_body_held_open_after_the_last_event_costs_the_connection_not_the_turn(
     spec: str, fake: FakeLLM, tmp_path: Path

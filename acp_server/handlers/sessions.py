@@ -85,7 +85,7 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
     """The answer that opens a session (new, load, resume, fork): its modes and options; then,
     once the answer is out, its MCP servers start, its commands are announced and what the
     store has to tell it is told (``announce``), and what its first prompt will need is
-    loaded and built."""
+    loaded, built and connected."""
     options = state.options(session)
 
     async def after() -> None:
@@ -95,7 +95,7 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
             await session.tell_about_history()
         await session.prepare()
         await state.run_once("turn machinery", state.warm_up)
-        await session.warm_up()  # built now, so that a prompt finds it ready
+        await session.warm_up(state.background)  # built now, so that a prompt finds it ready
         # What no model request needs waits for a prompt sent meanwhile: they would share one
         # interpreter.
         await session.idle()

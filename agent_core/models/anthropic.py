@@ -34,7 +34,7 @@ from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
 from agent_core.models.body import JSON_HEADERS, EncodedHistory, dumps, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
-from agent_core.models.clients import shared
+from agent_core.models.clients import connect_ahead, shared
 from agent_core.models.faults import after_start, from_status
 from agent_core.models.platforms import PLATFORMS, platform_client
 from agent_core.models.streams import read_to_end
@@ -94,6 +94,12 @@ class AnthropicModel(CataloguedModel):
                     http_client=anthropic.DefaultAsyncHttpxClient(verify=tls.context()),
                 ),
             )
+
+    async def connect_ahead(self) -> None:
+        """The connection the next request will use, opened now (once ``warm_up`` built the
+        client; nothing before)."""
+        if self._client is not None:
+            await connect_ahead(self._client)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         await self.learned()

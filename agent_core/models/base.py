@@ -110,6 +110,12 @@ class Model(Protocol):
         """Import the SDK and build the client (blocking; run it in a worker thread)."""
         ...
 
+    async def connect_ahead(self) -> None:
+        """Open the connection the next request will use, once ``warm_up`` built the client:
+        a prompt typed soon after skips the handshakes. Never raises (the request says what
+        is wrong); nothing for a model without a server."""
+        ...
+
     def cost(
         self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
     ) -> float | None:

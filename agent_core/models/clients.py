@@ -2,18 +2,26 @@
 
 A client holds the connection pool and the TLS context; building one per session made each
 session's first request pay for a new client, a new connection and a new handshake. Clients
-are built in a worker thread (``warm_up``), so the building is guarded by a lock.
+are built in a worker thread (``warm_up``), so the building is guarded by a lock. A session
+that opens has its model's connection opened ahead (``connect_ahead``), while the user types.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import anyio
+
 from agent_core.providers import ProviderSettings
+
+log = logging.getLogger(__name__)
+
+CONNECT_AHEAD_S = 10.0  # seconds a connection opened ahead may take; the next request tries again
 
 Client = TypeVar("Client")
 
@@ -45,3 +53,21 @@ def _learn_platform(client: object) -> None:
     with contextlib.suppress(Exception):
         platform = importlib.import_module(f"{sdk}._base_client").get_platform()
         setattr(client, "_platform", platform)  # noqa: B010 - the SDK's own attribute
+
+
+async def connect_ahead(client: object) -> None:
+    """Open the connection ``client``'s next request will use: a ``HEAD`` of its base URL,
+    through the SDK's own HTTP client and so into the pool its requests take connections from.
+    The answer (a 404, usually) is read and forgotten, and no key is sent. A request made within
+    the pool's keep-alive (5 s, the SDKs' default) then skips the TCP and TLS handshakes: two or
+    three round trips to the provider. A failure is left to that request to say. An SDK that
+    keeps its HTTP client elsewhere is left alone."""
+    http, url = getattr(client, "_client", None), getattr(client, "base_url", None)
+    head = getattr(http, "head", None)
+    if head is None or url is None:
+        return
+    with anyio.move_on_after(CONNECT_AHEAD_S):
+        try:
+            await head(str(url))
+        except Exception as exc:  # noqa: BLE001 - the request that follows says what is wrong
+            log.debug("no connection opened ahead to %s: %s", url, exc)

@@ -28,7 +28,7 @@ from agent_core.models.assembly import ResponseAssembler
 from agent_core.models.base import FinishReason, ModelRequest, StreamEvent, seen_by, visible
 from agent_core.models.body import JSON_HEADERS, EncodedHistory, items, with_array
 from agent_core.models.catalog import CataloguedModel, ModelInfo
-from agent_core.models.clients import shared
+from agent_core.models.clients import connect_ahead, shared
 from agent_core.models.faults import after_start, from_status
 from agent_core.models.streams import read_to_end
 from agent_core.providers import ProviderSettings
@@ -68,6 +68,12 @@ class OpenAIClient:
                     http_client=openai.DefaultAsyncHttpxClient(verify=tls.context()),
                 ),
             )
+
+    async def connect_ahead(self) -> None:
+        """The connection the next request will use, opened now (once ``warm_up`` built the
+        client; nothing before)."""
+        if self._client is not None:
+            await connect_ahead(self._client)
 
     async def client(self) -> AsyncOpenAI:
         if self._client is None:
@@ -141,6 +147,9 @@ class OpenAIResponsesModel(CataloguedModel):
     def warm_up(self) -> None:
         self.learn()
         self._openai.warm_up()
+
+    async def connect_ahead(self) -> None:
+        await self._openai.connect_ahead()
 
     async def check(self) -> None:
         """Ask the models endpoint for this model: reachable, key accepted, model known."""

@@ -51,6 +51,9 @@ class OpenAIChatModel(CataloguedModel):
         self.learn()
         self._openai.warm_up()
 
+    async def connect_ahead(self) -> None:
+        await self._openai.connect_ahead()
+
     async def check(self) -> None:
         """Look for this model in the server's model list: reachable, key accepted, model known."""
         await self._openai.check(listed=True)

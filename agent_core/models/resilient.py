@@ -66,6 +66,9 @@ class ResilientModel:
     def warm_up(self) -> None:
         self._chain[0].warm_up()
 
+    async def connect_ahead(self) -> None:
+        await self._chain[0].connect_ahead()  # where every request begins
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         last_error: ModelError | None = None
         for position, model in enumerate(self._chain):

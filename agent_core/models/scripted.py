@@ -103,6 +103,9 @@ class ScriptedModel:
     def warm_up(self) -> None:
         return None
 
+    async def connect_ahead(self) -> None:
+        return None  # no server
+
     def cost(
         self, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
     ) -> float | None:

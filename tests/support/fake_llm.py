@@ -7,7 +7,8 @@
 - OpenAI Responses: ``POST /v1/responses`` (SDK base URL: ``fake.url + "/v1"``)
 - OpenAI Chat Completions: ``POST /v1/chat/completions`` (SDK base URL: ``fake.url + "/v1"``)
 - ``GET /v1/models`` (``fake.models``, Anthropic's format when asked with ``anthropic-version``),
-  recorded in ``listings``; Vertex's ``…:streamRawPredict`` and Bedrock's
+  recorded in ``listings``; ``HEAD`` of any path (``heads``: a client opening its connection
+  ahead), answered 404 with no body; Vertex's ``…:streamRawPredict`` and Bedrock's
   ``/model/<id>/invoke-with-response-stream`` (AWS event-stream frames) as Anthropic Messages
 
 The ``/v1`` prefix is optional on every path. Streams use chunked transfer encoding on a
@@ -101,6 +102,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         cast("_Server", self.server).fake.handle_get(self)
 
+    def do_HEAD(self) -> None:
+        cast("_Server", self.server).fake.handle_head(self)
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -133,6 +137,7 @@ class FakeLLM:
         # it takes, and the requests for it (apart from ``requests``: model requests only).
         self.models: tuple[str, ...] = tuple(spec.partition(":")[2] for spec in MODELS.values())
         self.models_delay, self.listings = 0.0, list[RecordedRequest]()
+        self.heads: list[RecordedRequest] = []  # HEAD requests, of any path
         self._queue: list[Reply | Failure] = []
         self._routes: list[tuple[str, list[Reply | Failure]]] = []  # (marker, its replies)
         self._changed = threading.Condition()
@@ -294,6 +299,24 @@ class FakeLLM:
         with self._changed:
             record.finished_at = time.monotonic()
             self._changed.notify_all()
+
+    def handle_head(self, h: _Handler) -> None:
+        """Any path: 404 with no body, on a connection kept alive (as the APIs answer)."""
+        headers = {k.lower(): v for k, v in h.headers.items()}
+        path = h.path.split("?", 1)[0]
+        record = RecordedRequest(
+            path, headers, {}, time.monotonic(), client_port=h.client_address[1]
+        )
+        self._head(h, record, 404, {"Content-Length": "0"})
+        with self._changed:
+            record.finished_at = time.monotonic()
+            self.heads.append(record)
+            self._changed.notify_all()
+
+    def wait_for_heads(self, n: int, timeout: float = 10) -> None:
+        with self._changed:
+            if not self._changed.wait_for(lambda: len(self.heads) >= n, timeout):
+                raise TimeoutError(f"FakeLLM: wanted {n} HEAD requests in {timeout}s")
 
     def _key_accepted(self, headers: dict[str, str]) -> bool:
         if self.accepted_keys is None:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 
 class UnpricedModel:
-    """A test model's ``warm_up`` (nothing to load) and ``cost`` (no price known)."""
+    """A test model's ``warm_up`` (nothing to load), ``connect_ahead`` (no server) and ``cost``
+    (no price known)."""
 
     def warm_up(self) -> None:
+        return None
+
+    async def connect_ahead(self) -> None:
         return None
 
     def cost(
