@@ -6,6 +6,7 @@ model server, with the real SDKs."""
 from __future__ import annotations
 
 import os
+import ssl
 import subprocess
 import sys
 import threading
@@ -13,10 +14,13 @@ import time
 from pathlib import Path
 
 import anyio
+import httpx2
 import pytest
+import trustme
 
 from agent_core.config import load_settings
 from agent_core.messages import TextPart, UserMessage
+from agent_core.models import tls
 from agent_core.models.base import Model, ModelRequest, ResponseCompleted, StreamEvent
 from agent_core.models.registry import create_model
 from agent_core.models.streams import END_WAIT_S
@@ -138,9 +142,10 @@ def test_a_body_held_open_after_the_last_event_costs_the_connection_not_the_turn
 
 
 def test_the_processs_https_clients_share_one_tls_context(fake: FakeLLM, tmp_path: Path) -> None:
-    """Each client building its own TLS context parsed the CA store again (~20 ms, ~0.8 MB):
+    """Each client building its own TLS context parsed the CA store again (~20 ms, ~1.2 MB):
     the SDKs' clients and the model lists' take the one begun beside the SDK's import. Counted
-    in a fresh interpreter, where httpx makes every default context."""
+    in a fresh interpreter, where httpx makes every default context (and ``tls`` the one read
+    from a hashed directory)."""
     code = """
 import sys, threading, httpcore2
 from agent_core.config import load_settings
@@ -148,8 +153,15 @@ from agent_core.models import listing, tls
 from agent_core.models.registry import create_model
 from agent_core.models.streams import END_WAIT_S
 made = []
-make = httpcore2.default_ssl_context
-httpcore2.default_ssl_context = lambda **kw: made.append(threading.current_thread().name) or make(**kw)
+def counted(make):
+    def counting(*args, **kwargs):
+        context = make(*args, **kwargs)
+        if context is not None:
+            made.append(threading.current_thread().name)
+        return context
+    return counting
+httpcore2.default_ssl_context = counted(httpcore2.default_ssl_context)
+tls.from_directory = counted(tls.from_directory)
 tls.begin()
 for spec in ("anthropic:claude-bench", "openai:gpt-bench", "openai-chat:bench-model"):
     env = {"HERON_HOME": sys.argv[1], "ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k",
@@ -190,3 +202,65 @@ print(type(tls.context()).__name__)
     assert said.startswith("The TLS certificates could not be read: [Errno 2]")
     assert "SSL_CERT_FILE or SSL_CERT_DIR names them: fix or unset it" in said
     assert made == "SSLContext"
+
+
+def _authority(folder: Path, name: str) -> trustme.CA:
+    """A certificate authority, its certificate written to ``folder/name``."""
+    authority = trustme.CA()
+    folder.mkdir(exist_ok=True)
+    authority.cert_pem.write_to_path(str(folder / name))
+    return authority
+
+
+def _rehash(folder: Path) -> None:
+    """The hashed names OpenSSL looks certificates up by (``update-ca-certificates`` makes them
+    for the system's store)."""
+    subprocess.run(["openssl", "rehash", str(folder)], check=True, capture_output=True)
+
+
+def test_a_hashed_directory_is_read_when_a_handshake_needs_it(tmp_path: Path) -> None:
+    """A store kept as a hashed directory and a bundle (Debian's): nothing is parsed ahead, and
+    a handshake finds its authority in the directory."""
+    store = tmp_path / "certs"
+    authority = _authority(store, "test-ca.pem")
+    _rehash(store)
+    (tmp_path / "bundle.pem").write_bytes(authority.cert_pem.bytes())
+    context = tls.from_directory(str(store), str(tmp_path / "bundle.pem"))
+    assert context is not None
+    assert context.cert_store_stats()["x509_ca"] == 0
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(server)
+
+    async def models(url: str) -> int:
+        async with httpx2.AsyncClient(verify=context) as client:
+            return (await client.get(url + "/v1/models")).status_code
+
+    with FakeLLM(tls=server) as fake:
+        assert anyio.run(models, fake.url) == 200
+    assert context.cert_store_stats()["x509_ca"] == 1
+
+
+def test_a_bundle_holding_more_than_the_directory_is_read_whole(tmp_path: Path) -> None:
+    """A certificate added to the bundle by hand, not to the directory: the directory alone
+    would not trust it, so the client's own context (which reads the bundle) is made."""
+    store = tmp_path / "certs"
+    first = _authority(store, "first.pem")
+    _rehash(store)
+    second = _authority(tmp_path / "added", "second.pem")
+    bundle = tmp_path / "bundle.pem"
+    bundle.write_bytes(first.cert_pem.bytes() + second.cert_pem.bytes())
+    assert tls.from_directory(str(store), str(bundle)) is None
+    assert tls.from_directory(str(tmp_path / "added"), str(bundle)) is None  # not hashed
+
+
+def test_a_bundle_the_variables_name_is_what_the_client_trusts(tmp_path: Path) -> None:
+    """``SSL_CERT_FILE`` naming a bundle of the user's (a company's CA): that bundle, read whole,
+    whatever the system keeps."""
+    _authority(tmp_path, "company.pem")
+    code = "from agent_core.models import tls; print(tls.context().cert_store_stats()['x509_ca'])"
+    env = {**os.environ, "SSL_CERT_FILE": str(tmp_path / "company.pem")}
+    env.pop("SSL_CERT_DIR", None)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.split() == ["1"]
