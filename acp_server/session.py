@@ -176,6 +176,17 @@ class Session:
         await self._parts.mcp.ready()
         await self.ready()
 
+    async def warm_up_model(self) -> None:
+        """A model switched to: its client made (its SDK loaded, once) and its connection
+        opened, while the user types. A failure is left to the first request to say."""
+        model = self.model
+        try:
+            await anyio.to_thread.run_sync(model.warm_up)
+        except Exception:  # noqa: BLE001 - the request that follows says what is wrong
+            return
+        if model is self.model:  # not switched again meanwhile
+            await self.connect_ahead()
+
     async def connect_ahead(self) -> None:
         """The model's connection opened while the user types, unless a prompt came first (its
         request opens one)."""

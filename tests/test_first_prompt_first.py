@@ -94,3 +94,25 @@ def test_a_prompt_typed_after_the_session_opened_takes_the_connection_opened_mea
     assert stop == "end_turn"
     (head,), (request,) = fake.heads, fake.requests
     assert request.client_port == head.client_port
+
+
+@pytest.mark.parametrize("env_model", ["anthropic:claude-bench"])
+def test_a_model_switched_to_is_connected_before_the_next_prompt(
+    env: dict[str, str], workspace: Path, fake: FakeLLM
+) -> None:
+    """The model picker's choice loads its SDK and opens its own client's connection while the
+    user types; the next prompt's request takes that connection."""
+    fake.enqueue(Reply((Text("Hello."),)))
+    with RawAgent(env) as agent:
+        agent.initialize()
+        session_id = agent.new_session(workspace)
+        fake.wait_for_heads(1)  # the Anthropic client's
+        params = {"sessionId": session_id, "configId": "model", "value": "openai:gpt-bench"}
+        assert "result" in agent.request("session/set_config_option", params)
+        fake.wait_for_heads(2)  # the OpenAI client's, at its base URL (…/v1)
+        stop, _ = agent.prompt(session_id, "hi")
+    assert stop == "end_turn"
+    anthropic, openai = fake.heads
+    (request,) = fake.requests
+    assert (anthropic.path, openai.path) == ("/", "/v1/")
+    assert request.path == "/v1/responses" and request.client_port == openai.client_port

@@ -67,6 +67,8 @@ async def switch_model(state: ServerState, session: Session, spec: str) -> None:
     except HeronError as exc:
         raise RpcError.invalid_params(f"cannot use {spec!r}: {exc}") from exc
     session.switch_model(spec, model, state.settings.credentials(spec))
+    if state.background is not None:  # warm, and connected, when the user next sends
+        state.background.start_soon(session.warm_up_model)
     await state.store.update(session.id, model=spec)
 
 
