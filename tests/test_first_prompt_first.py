@@ -15,6 +15,9 @@ from tests.support.fake_llm import MODELS, FakeLLM, Reply, Text
 from tests.support.raw import RawAgent
 
 TURN_S = 1.0  # the first reply is held open this long: the turn surely runs meanwhile
+# The user types after the server answered the HEAD: Heron has read that answer and put the
+# connection back in its pool by then (a request sent while it is still in use opens another).
+TYPING_S = 0.3
 
 
 def _commands(message: dict[str, Any]) -> set[str]:
@@ -89,7 +92,8 @@ def test_a_prompt_typed_after_the_session_opened_takes_the_connection_opened_mea
     with RawAgent(env) as agent:
         agent.initialize()
         session_id = agent.new_session(workspace)
-        fake.wait_for_heads(1)  # the user is still typing
+        fake.wait_for_heads(1)
+        time.sleep(TYPING_S)
         stop, _ = agent.prompt(session_id, "hi")
     assert stop == "end_turn"
     (head,), (request,) = fake.heads, fake.requests
@@ -110,6 +114,7 @@ def test_a_model_switched_to_is_connected_before_the_next_prompt(
         params = {"sessionId": session_id, "configId": "model", "value": "openai:gpt-bench"}
         assert "result" in agent.request("session/set_config_option", params)
         fake.wait_for_heads(2)  # the OpenAI client's, at its base URL (…/v1)
+        time.sleep(TYPING_S)
         stop, _ = agent.prompt(session_id, "hi")
     assert stop == "end_turn"
     anthropic, openai = fake.heads
