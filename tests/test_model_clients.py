@@ -98,6 +98,24 @@ def test_a_connection_opened_ahead_is_the_one_the_next_request_takes(
     assert not {"authorization", "x-api-key"} & set(head.headers)
 
 
+def test_sessions_opened_together_share_one_connection_opened_ahead(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    """Five sessions' models (one shared client) connecting ahead at once: one ``HEAD``, one
+    connection, rather than a handshake each."""
+    models = [_model(SPECS[0], fake, tmp_path) for _ in range(5)]
+    for model in models:
+        model.warm_up()
+
+    async def together() -> None:
+        async with anyio.create_task_group() as group:
+            for model in models:
+                group.start_soon(model.connect_ahead)
+
+    anyio.run(together)
+    assert len(fake.heads) == 1
+
+
 def test_connecting_ahead_to_a_server_that_is_not_there_is_quiet(tmp_path: Path) -> None:
     """Nothing listens: no error (the request will say it), and no wait beyond the refusal."""
     with FakeLLM() as gone:

@@ -27,6 +27,7 @@ Client = TypeVar("Client")
 
 _clients: dict[tuple[str, ProviderSettings], Any] = {}
 _lock = threading.Lock()
+_connecting: set[int] = set()  # the clients (by id) a connection is being opened ahead for
 
 
 def shared(kind: str, provider: ProviderSettings, build: Callable[[], Client]) -> Client:
@@ -61,13 +62,17 @@ async def connect_ahead(client: object) -> None:
     The answer (a 404, usually) is read and forgotten, and no key is sent. A request made within
     the pool's keep-alive (5 s, the SDKs' default) then skips the TCP and TLS handshakes: two or
     three round trips to the provider. A failure is left to that request to say. An SDK that
-    keeps its HTTP client elsewhere is left alone."""
+    keeps its HTTP client elsewhere is left alone. One at a time per client: sessions opened
+    together (an editor restoring its threads) share the one opened for the first."""
     http, url = getattr(client, "_client", None), getattr(client, "base_url", None)
     head = getattr(http, "head", None)
-    if head is None or url is None:
+    if head is None or url is None or id(client) in _connecting:
         return
-    with anyio.move_on_after(CONNECT_AHEAD_S):
-        try:
+    _connecting.add(id(client))
+    try:
+        with anyio.move_on_after(CONNECT_AHEAD_S):
             await head(str(url))
-        except Exception as exc:  # noqa: BLE001 - the request that follows says what is wrong
-            log.debug("no connection opened ahead to %s: %s", url, exc)
+    except Exception as exc:  # noqa: BLE001 - the request that follows says what is wrong
+        log.debug("no connection opened ahead to %s: %s", url, exc)
+    finally:
+        _connecting.discard(id(client))
