@@ -1,6 +1,7 @@
 """The providers' SDK clients as the session's warm-up leaves them (``models/clients.py``): what
 the SDK would work out before its first request is known already, so that request starts no
-thread of its own; and their connections, kept from one request to the next. Against the fake
+thread of its own; their connections, opened ahead of the first request and kept from one
+request to the next; and the process's one TLS context (``models/tls.py``). Against the fake
 model server, with the real SDKs."""
 
 from __future__ import annotations
