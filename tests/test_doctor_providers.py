@@ -1,5 +1,6 @@
 """`heron doctor` asks each configured model's provider (the fake server here): reachable, key
-accepted, model there, each problem with its fix; and `heron models` lists what is known."""
+accepted, model there, each problem with its fix; it says where the trusted certificates come
+from; and `heron models` lists what is known."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import trustme
 
 from tests.support.fake_llm import FakeLLM
 
@@ -97,3 +100,20 @@ def test_the_models_dev_data_stays_off_the_start_up_path() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False", "200000"]  # the built-in entry, provisional
+
+
+def test_doctor_says_where_the_trusted_certificates_come_from(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A company's bundle named by ``SSL_CERT_FILE``: its certificates counted; one that cannot
+    be read: a problem, with the fix."""
+    bundle = tmp_path / "company.pem"
+    trustme.CA().cert_pem.write_to_path(str(bundle))
+    env.pop("SSL_CERT_DIR", None)
+    env["SSL_CERT_FILE"] = str(bundle)
+    [named] = lines(heron(env, "doctor").stdout, "] TLS certificates:")
+    assert named == f"[ok] TLS certificates: SSL_CERT_FILE ({bundle}), 1 certificate loaded"
+    env["SSL_CERT_FILE"] = str(tmp_path / "missing.pem")
+    [broken] = lines(heron(env, "doctor").stdout, "] TLS certificates:")
+    assert broken.startswith("[!!] TLS certificates: The TLS certificates could not be read")
+    assert "SSL_CERT_FILE or SSL_CERT_DIR names them: fix or unset it" in broken

@@ -41,6 +41,7 @@ def run_doctor(out: TextIO) -> int:
         )
     _model(settings, say)
     _providers(settings, say)
+    _certificates(say)
     _storage(settings, say)
     _sandbox(settings, say)
     _execution(settings, say)
@@ -77,6 +78,17 @@ def _providers(settings: Settings, say: Any) -> None:
     specs = configured(settings) if settings.has_credentials() else []
     for checked in anyio.run(check_all, settings, specs) if specs else ():
         say(OK if checked.ok else PROBLEM, f"{checked.spec}: {checked.said}")
+
+
+def _certificates(say: Any) -> None:
+    """Where HTTPS connections to the providers take their trusted certificates from."""
+    from agent_core.errors import ModelConfigError
+    from agent_core.models import tls
+
+    try:
+        say(OK, f"TLS certificates: {tls.source()}")
+    except ModelConfigError as exc:
+        say(PROBLEM, f"TLS certificates: {exc}")
 
 
 def _hooks(settings: Settings, say: Any) -> None:

@@ -30,9 +30,11 @@ if TYPE_CHECKING:  # ssl (~7 ms) loads with the context, off the path of `sessio
 
 HASHED = re.compile(r"[0-9a-f]{8}\.\d+")  # a certificate's name in a hashed directory
 PEM_BEGIN = b"-----BEGIN CERTIFICATE-----"
+VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")  # in the order httpx honours them
+ON_DEMAND = "each read when a handshake needs it"
 
 _lock = threading.Lock()
-_made: list[ssl.SSLContext] = []
+_made: list[tuple[ssl.SSLContext, str]] = []  # the context, and where its certificates come from
 
 
 def begin() -> None:
@@ -52,30 +54,50 @@ def context() -> ssl.SSLContext:
         if not _made:
             import ssl
 
-            import httpcore2
-
             try:
-                _made.append(_system_directory() or httpcore2.default_ssl_context())
+                _made.append(_make_context())
             except (OSError, ssl.SSLError) as exc:
                 raise ModelConfigError(_unreadable(exc)) from None
-        return _made[0]
+        return _made[0][0]
 
 
-def _system_directory() -> ssl.SSLContext | None:
-    """The system's store as its hashed directory (Linux), or None. ``SSL_CERT_FILE`` and
-    ``SSL_CERT_DIR`` may be set only to the system's own bundle and directory (some images set
-    them so): any other file or directory is what the client trusts instead."""
-    if sys.platform != "linux":
-        return None
+def source() -> str:
+    """Where the context's certificates come from (``heron doctor``); raises as ``context``."""
+    context()
+    return _made[0][1]
+
+
+def _make_context() -> tuple[ssl.SSLContext, str]:
+    """The context, and where its certificates come from: the system's hashed directory where
+    it serves (``from_directory``), else httpx's own context."""
     import ssl
 
+    import httpcore2
+
     paths = ssl.get_default_verify_paths()  # compiled in: OpenSSL's own, not the variables
-    bundle, directory = paths.openssl_cafile, paths.openssl_capath
-    for variable, system in (("SSL_CERT_FILE", bundle), ("SSL_CERT_DIR", directory)):
+    directory, bundle = paths.openssl_capath, paths.openssl_cafile
+    if _system_store_named(directory, bundle):
+        lazy = from_directory(directory, bundle)
+        if lazy is not None:
+            return lazy, f"the system's store ({directory}), {ON_DEMAND}"
+    made = httpcore2.default_ssl_context()
+    named = [f"{v} ({os.environ[v]})" for v in VARIABLES if os.environ.get(v)]  # noqa: TID251
+    where = named[0] if named else "the system's store"  # the first set is the one httpx takes
+    count = made.cert_store_stats()["x509_ca"]
+    loaded = f"{count} certificate{'s' if count > 1 else ''} loaded" if count else ON_DEMAND
+    return made, f"{where}, {loaded}"
+
+
+def _system_store_named(directory: str, bundle: str) -> bool:
+    """Linux, and ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` unset or naming the system's own bundle
+    and directory (some images set them so): any other store is what the client trusts."""
+    if sys.platform != "linux":
+        return False
+    for variable, system in zip(VARIABLES, (bundle, directory), strict=True):
         named = os.environ.get(variable)  # noqa: TID251 - OpenSSL's variables, read as httpx does
         if named and Path(named).resolve() != Path(system).resolve():
-            return None
-    return from_directory(directory, bundle)
+            return False
+    return True
 
 
 def from_directory(directory: str, bundle: str) -> ssl.SSLContext | None:
