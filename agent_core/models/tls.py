@@ -81,8 +81,9 @@ def _make_context() -> tuple[ssl.SSLContext, str]:
         if lazy is not None:
             return lazy, f"the system's store ({directory}), {ON_DEMAND}"
     made = httpcore2.default_ssl_context()
-    named = [f"{v} ({os.environ[v]})" for v in VARIABLES if os.environ.get(v)]  # noqa: TID251
-    where = named[0] if named else "the system's store"  # the first set is the one httpx takes
+    # The first variable set is the one httpx took.
+    named = (f"{v} ({os.environ[v]})" for v in VARIABLES if os.environ.get(v))  # noqa: TID251
+    where = next(named, "the system's store")
     count = made.cert_store_stats()["x509_ca"]
     loaded = f"{count} certificate{'s' if count > 1 else ''} loaded" if count else ON_DEMAND
     return made, f"{where}, {loaded}"
