@@ -301,21 +301,30 @@ class FakeLLM:
             self._changed.notify_all()
 
     def handle_head(self, h: _Handler) -> None:
-        """Any path: 404 with no body, on a connection kept alive (as the APIs answer)."""
+        """Any path: 404 with no body, on a connection kept alive (as the APIs answer). Recorded
+        on arrival, as the other requests are, so that a client holding its answer finds it
+        in ``heads``."""
         headers = {k.lower(): v for k, v in h.headers.items()}
         path = h.path.split("?", 1)[0]
         record = RecordedRequest(
             path, headers, {}, time.monotonic(), client_port=h.client_address[1]
         )
+        with self._changed:
+            self.heads.append(record)
+            self._changed.notify_all()
         self._head(h, record, 404, {"Content-Length": "0"})
         with self._changed:
             record.finished_at = time.monotonic()
-            self.heads.append(record)
             self._changed.notify_all()
 
     def wait_for_heads(self, n: int, timeout: float = 10) -> None:
+        """Until ``n`` ``HEAD`` requests have been answered."""
+
+        def answered() -> bool:
+            return sum(record.finished_at is not None for record in self.heads) >= n
+
         with self._changed:
-            if not self._changed.wait_for(lambda: len(self.heads) >= n, timeout):
+            if not self._changed.wait_for(answered, timeout):
                 raise TimeoutError(f"FakeLLM: wanted {n} HEAD requests in {timeout}s")
 
     def _key_accepted(self, headers: dict[str, str]) -> bool:
