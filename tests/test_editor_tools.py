@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.editor import FakeEditor
-from tests.support.processes import sleep_marker, sleepers, wait_dead
+from tests.support.processes import described, sleep_marker, sleepers, wait_dead
 from tests.support.scripted_model import call, scripted
 from tests.support.updates import final, tool_updates
 
@@ -348,10 +348,11 @@ def test_background_processes_die_with_the_agent(
         editor.prompt(session_id, "start it")
         assert sleepers(marker)
         assert editor.close() == 0
-    assert _gone(marker, within=15.0) == []  # killed as Heron exits; gone within seconds
+    left = _gone(marker, within=15.0)  # killed as Heron exits; gone within seconds
+    assert left == [], f"{described(left)}\nHeron's log:\n{editor.stderr[-4000:]}"
 
 
-def _gone(marker: str, within: float) -> list[str]:
+def _gone(marker: str, within: float) -> list[int]:
     """The processes still running ``sleep <marker>`` after waiting up to ``within`` seconds
     for them to end (a loaded machine may take a moment to reap a killed group)."""
     deadline = time.monotonic() + within

@@ -33,6 +33,17 @@ def sleepers(marker: str) -> list[int]:
     return [int(pid) for pid in out.stdout.split() if int(pid) != os.getpid()]
 
 
+def described(pids: list[int]) -> str:
+    """``ps``'s lines for ``pids``: parent, group, session and state, for a failure to show."""
+    if not pids:
+        return ""
+    fields = "pid,ppid,pgid,sid,stat,etimes,args"
+    listed = subprocess.run(
+        ["ps", "-o", fields, "-p", ",".join(map(str, pids))], capture_output=True, text=True
+    )
+    return listed.stdout
+
+
 def wait_dead(pids: list[int], timeout: float = 10.0) -> list[int]:
     """The pids still alive after ``timeout`` seconds (empty when all are gone)."""
     deadline = time.monotonic() + timeout
