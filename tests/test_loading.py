@@ -110,11 +110,12 @@ def test_settle_collects_the_garbage_frozen_while_loading() -> None:
 
 def test_what_a_first_request_needs_leaves_the_command_judge_to_the_models_first_command() -> None:
     """No model request needs the judge (the bash grammar, the rule tables: ~30 ms): the first
-    request goes out without it; the model's first command loads it (``test_loop``)."""
+    request goes out without it; the model's first command loads it (``test_loop``). Nor
+    ``difflib``, which only an ``after_edit`` hook that changed a file needs (~0.2 MB)."""
     code = (
         "import sys, importlib, acp_server.loading as loading, acp_server.wiring, acp_server.turn;"
         "[importlib.import_module(m) for m in loading.PRELOAD + loading.WARM_UP];"
-        "watched = ('agent_core.safety.judge', 'tree_sitter_bash');"
+        "watched = ('agent_core.safety.judge', 'tree_sitter_bash', 'difflib');"
         "print([m for m in watched if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -7,7 +7,6 @@ the call's result."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +63,8 @@ async def _on_disk(path: Path, context: ToolContext) -> str | None:
 
 
 def _told(name: str, shown: str, before: str, after: str) -> str:
+    import difflib  # here: only a hook that changed a file needs it (~0.2 MB kept otherwise)
+
     lines = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), shown, shown
     )
