@@ -18,7 +18,7 @@ import pytest
 from agent_core.safety.sandbox.tether import tethered
 from tests.support.editor import FakeEditor
 from tests.support.mcp_sessions import open_session, stdio
-from tests.support.processes import alive, sleep_marker, sleepers, wait_dead
+from tests.support.processes import alive, running_sleeps, sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import require_bubblewrap
 from tests.support.scripted_model import call, scripted
 
@@ -60,7 +60,7 @@ def wait_for_a_sleep(mark: str, timeout: float = 20) -> list[int]:
     """The processes named ``sleep`` among the marked ones, once there is one: a shell's fork
     carries the mark in its command line before it becomes ``sleep``."""
     deadline = time.monotonic() + timeout
-    while not (found := [p for p in sleepers(mark) if _name(p) == "sleep"]):
+    while not (found := running_sleeps(mark)):
         assert time.monotonic() < deadline, "no sleep started"
         time.sleep(0.05)
     return found
@@ -156,13 +156,6 @@ def test_finished_commands_leave_no_watcher_behind() -> None:
     while watchers := _processes_with(mark):
         assert time.monotonic() < deadline, watchers
         time.sleep(0.05)
-
-
-def _name(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
 
 
 def _parent(pid: int) -> int:

@@ -16,7 +16,7 @@ import pytest
 from tests.support.editor import FakeEditor
 from tests.support.mcp_sessions import stdio
 from tests.support.permissions import asked_because, full_access, questions
-from tests.support.processes import sleep_marker, sleepers, wait_dead
+from tests.support.processes import running_sleeps, sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import END_TO_END_SANDBOX
 from tests.support.scripted_model import call, scripted
 from tests.support.updates import final, tool_updates
@@ -105,7 +105,7 @@ def test_a_command_started_by_a_command_dies_when_heron_is_killed(
     with FakeEditor(scripted_env, terminal=False) as editor:
         editor.prompt(full_access(editor, workspace), "start it")
         deadline = time.monotonic() + 10
-        while len(sleepers(marker)) < 2:
+        while len(running_sleeps(marker)) < 2:  # past the sandbox's set-up (see ports/groups)
             assert time.monotonic() < deadline
             time.sleep(0.05)
         pids = sleepers(marker)

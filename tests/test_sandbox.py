@@ -181,7 +181,7 @@ def test_root_cannot_remount_its_way_out(sandbox: Confinement, workspace: Path) 
 def test_a_command_started_by_a_command_dies_with_its_parent(
     sandbox: Confinement, workspace: Path
 ) -> None:
-    from tests.support.processes import sleep_marker, sleepers, wait_dead
+    from tests.support.processes import running_sleeps, sleep_marker, sleepers, wait_dead
 
     marker = sleep_marker(47)
     launch = sandbox.launch(["/bin/sh", "-c", f"sleep {marker} & sleep {marker}"], writable=True)
@@ -195,7 +195,7 @@ def test_a_command_started_by_a_command_dies_with_its_parent(
         stdin=subprocess.PIPE,
         cwd=workspace,
     )
-    _wait(lambda: len(sleepers(marker)) >= 2)
+    _wait(lambda: len(running_sleeps(marker)) >= 2)  # past the sandbox's set-up
     pids = sleepers(marker)
     parent.kill()
     parent.wait()

@@ -24,6 +24,7 @@ from anyio.streams.text import TextReceiveStream
 from msgspec import Struct, field
 
 from agent_core.mcp.servers import StdioServer
+from agent_core.ports.groups import killed_with
 from agent_core.ports.runner import exited, signal_group
 
 if TYPE_CHECKING:
@@ -97,15 +98,16 @@ async def stdio_transport(
 
 async def stop(process: Process) -> None:
     """Close stdin and give the server time to exit; then stop its whole process group."""
-    if process.stdin is not None:
-        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await process.stdin.aclose()
-    for sent in (None, signal.SIGTERM, signal.SIGKILL):
-        if sent is not None:
-            signal_group(process.pid, sent)
-        if await exited(process, EXIT_GRACE_S):
-            break
-    signal_group(process.pid, signal.SIGKILL)  # whatever the server left behind
+    with killed_with(process.pid):  # a sandbox's own session too
+        if process.stdin is not None:
+            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.stdin.aclose()
+        for sent in (None, signal.SIGTERM, signal.SIGKILL):
+            if sent is not None:
+                signal_group(process.pid, sent)
+            if await exited(process, EXIT_GRACE_S):
+                break
+        signal_group(process.pid, signal.SIGKILL)  # whatever the server left behind
     for pipe in (process.stdout, process.stderr):
         if pipe is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):

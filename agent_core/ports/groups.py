@@ -1,27 +1,83 @@
 """A process group ended as a whole: what every runner of processes does on kill, timeout,
-cancel and session end (SIGTERM, a grace period, then SIGKILL)."""
+cancel and session end (SIGTERM, a grace period, then SIGKILL).
+
+A group signal misses what leaves the group: bubblewrap's sandbox starts a session of its own
+(``--new-session``), and a command may (``setsid``). bubblewrap ties its sandbox to its own
+process with a parent-death signal, but sets it only once the sandbox is set up: a sandbox
+stopped in its first milliseconds would run on, parentless. So the leader's descendants are
+noted before the group is signalled (``descendants``: all of them, as one may leave the group
+meanwhile), and killed after it, through pidfds, so that a pid reused meanwhile is never hit
+(Linux; elsewhere, none are found).
+"""
 
 from __future__ import annotations
 
 import os
 import signal
-from contextlib import suppress
+from collections.abc import Generator
+from contextlib import contextmanager, suppress
+from pathlib import Path
 
 import anyio
 import anyio.abc
 
 EXIT_POLL_S = 0.02
+MOST_DESCENDANTS = 256  # noted at most: a fork bomb is the sandbox's to contain
 
 
 async def terminate_group(process: anyio.abc.Process, grace: float) -> None:
     """SIGTERM to the process's whole group, then SIGKILL after ``grace`` seconds (at once when
-    it is 0). Safe to call twice."""
-    if process.returncode is None and grace > 0:
-        signal_group(process.pid, signal.SIGTERM)
-        with anyio.move_on_after(grace):
-            await process.wait()
-    signal_group(process.pid, signal.SIGKILL)  # stragglers that left the leader behind
+    it is 0), to the group and to what had left it. Safe to call twice."""
+    with killed_with(process.pid):
+        if process.returncode is None and grace > 0:
+            signal_group(process.pid, signal.SIGTERM)
+            with anyio.move_on_after(grace):
+                await process.wait()
+        signal_group(process.pid, signal.SIGKILL)  # stragglers that left the leader behind
     await process.wait()
+
+
+@contextmanager
+def killed_with(leader: int) -> Generator[None]:
+    """The descendants ``leader`` has now get SIGKILL on the way out, after the group's own
+    end inside: those that left the group (or leave it meanwhile) with it."""
+    held = descendants(leader)
+    try:
+        yield
+    finally:
+        for pidfd in held:
+            with suppress(ProcessLookupError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            os.close(pidfd)
+
+
+def descendants(leader: int) -> list[int]:
+    """Pidfds of ``leader``'s descendants, read from ``/proc`` (none where there is no
+    ``/proc`` or no pidfds)."""
+    if not hasattr(os, "pidfd_open"):
+        return []
+    found: list[int] = []
+    waiting = [leader]
+    while waiting:
+        for child in _children(waiting.pop()):
+            if len(found) == MOST_DESCENDANTS:
+                return found
+            with suppress(OSError):  # gone meanwhile
+                found.append(os.pidfd_open(child))
+                waiting.append(child)
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return []
+    children: list[int] = []
+    for task in tasks:
+        with suppress(OSError, ValueError):
+            children += map(int, (task / "children").read_text().split())
+    return children
 
 
 async def exited(process: anyio.abc.Process, timeout: float) -> bool:  # noqa: ASYNC109

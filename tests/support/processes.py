@@ -33,6 +33,19 @@ def sleepers(marker: str) -> list[int]:
     return [int(pid) for pid in out.stdout.split() if int(pid) != os.getpid()]
 
 
+def running_sleeps(marker: str) -> list[int]:
+    """The marked processes that are ``sleep`` itself: the command runs, not just its sandbox
+    (bubblewrap's command line carries the mark too) or a shell's fork on its way to it."""
+    return [pid for pid in sleepers(marker) if name_of(pid) == "sleep"]
+
+
+def name_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 def described(pids: list[int]) -> str:
     """``ps``'s lines for ``pids``: parent, group, session and state, for a failure to show."""
     if not pids:

@@ -1,7 +1,8 @@
 """A command that dies with Heron: ``tethered(argv, os.getpid())`` is the command line.
 
 bubblewrap's ``--die-with-parent`` and PID namespace end everything a sandboxed command
-started when Heron dies, ``kill -9`` included. A command outside that sandbox (no sandbox on
+started when Heron dies, ``kill -9`` included (but in the moment bubblewrap sets the sandbox up:
+see ``ports/groups.py``). A command outside that sandbox (no sandbox on
 this machine, or turned off, a command the user let run outside, Seatbelt on macOS, MCP
 servers) has nothing like it, and its process group would outlive a killed Heron.
 
