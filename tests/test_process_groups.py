@@ -13,10 +13,8 @@ import anyio
 import pytest
 
 from agent_core.ports.groups import terminate_group
-from agent_core.safety.sandbox.confinement import Confinement
-from agent_core.safety.sandbox.settings import SandboxSettings
 from tests.support.processes import running_sleeps, sleep_marker, sleepers, wait_dead
-from tests.support.sandbox import require_bubblewrap
+from tests.support.sandbox import sandbox_for
 
 LINUX = pytest.mark.skipif(sys.platform != "linux", reason="/proc and pidfds are Linux's")
 
@@ -58,13 +56,7 @@ def test_a_sandbox_stopped_while_it_is_set_up_leaves_nothing_running(tmp_path: P
     to run the command, parentless."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    sandbox = Confinement(
-        require_bubblewrap(),
-        SandboxSettings(),
-        (workspace,),
-        home=tmp_path / "home",
-        heron_home=tmp_path / "heron-home",
-    )
+    sandbox = sandbox_for(workspace, home=tmp_path / "home")
     marker = sleep_marker(61)
     launch = sandbox.launch(["/bin/sh", "-c", f"sleep {marker}"], writable=True)
 
