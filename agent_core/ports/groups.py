@@ -27,7 +27,8 @@ MOST_DESCENDANTS = 256  # noted at most: a fork bomb is the sandbox's to contain
 
 async def terminate_group(process: anyio.abc.Process, grace: float) -> None:
     """SIGTERM to the process's whole group, then SIGKILL after ``grace`` seconds (at once when
-    it is 0), to the group and to what had left it. Safe to call twice."""
+    it is 0), to the group and to every descendant it had, in the group or not. Safe to call
+    twice."""
     with killed_with(process.pid):
         if process.returncode is None and grace > 0:
             signal_group(process.pid, signal.SIGTERM)
@@ -46,7 +47,7 @@ def killed_with(leader: int) -> Generator[None]:
         yield
     finally:
         for pidfd in held:
-            with suppress(ProcessLookupError):
+            with suppress(ProcessLookupError, PermissionError):  # gone; set-user-ID
                 signal.pidfd_send_signal(pidfd, signal.SIGKILL)
             os.close(pidfd)
 

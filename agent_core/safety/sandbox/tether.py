@@ -1,10 +1,10 @@
 """A command that dies with Heron: ``tethered(argv, os.getpid())`` is the command line.
 
 bubblewrap's ``--die-with-parent`` and PID namespace end everything a sandboxed command
-started when Heron dies, ``kill -9`` included (but in the moment bubblewrap sets the sandbox up:
-see ``ports/groups.py``). A command outside that sandbox (no sandbox on
-this machine, or turned off, a command the user let run outside, Seatbelt on macOS, MCP
-servers) has nothing like it, and its process group would outlive a killed Heron.
+started when Heron dies, ``kill -9`` included (but in the moment bubblewrap sets the sandbox
+up: see ``ports/groups.py``). A command outside that sandbox (no sandbox on this machine, or
+turned off, a command the user let run outside, Seatbelt on macOS, MCP servers) has nothing
+like it, and its process group would outlive a killed Heron.
 
 This small program goes in front of such a command. It leaves a watcher behind and then
 becomes the command (``exec``): the command keeps the pid, process group, session and exit
