@@ -275,10 +275,13 @@ def test_no_server_process_outlives_its_session_or_the_agent(
     files = [tmp_path / "closed.pids", tmp_path / "open.pids", tmp_path / "hung.pids"]
     with RawAgent(env) as agent:
         agent.initialize({})
+        own_session = {"MCP_CHILD_OWN_SESSION": "1"}  # a child a group signal would miss
         closed = open_session(
-            agent, workspace, [stdio("local", env={"MCP_PIDS_FILE": str(files[0])})]
+            agent, workspace, [stdio("local", env={"MCP_PIDS_FILE": str(files[0]), **own_session})]
         )
-        open_session(agent, workspace, [stdio("local", env={"MCP_PIDS_FILE": str(files[1])})])
+        open_session(
+            agent, workspace, [stdio("local", env={"MCP_PIDS_FILE": str(files[1]), **own_session})]
+        )
         deadline = time.monotonic() + 20
         while not all(f.exists() and f.read_text().strip() for f in files[:2]):
             assert time.monotonic() < deadline, agent.stderr[-2000:]

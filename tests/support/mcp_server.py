@@ -8,7 +8,9 @@
     python -m tests.support.mcp_server malformed    # hand-written: answers tools/call with junk
 
 With ``MCP_PIDS_FILE`` set, the stdio server starts a helper child (a long ``sleep``) and writes
-its own pid and the child's there, so a test can check that neither outlives the agent.
+its own pid and the child's there, so a test can check that neither outlives the agent. With
+``MCP_CHILD_OWN_SESSION`` set too, a second child starts a session of its own (out of reach of
+a signal to the server's group), and its pid follows.
 """
 
 from __future__ import annotations
@@ -116,8 +118,10 @@ def main(argv: list[str]) -> None:
         time.sleep(3600)
     if mode == "stdio":
         if pids := os.environ.get("MCP_PIDS_FILE"):
-            child = subprocess.Popen(["sleep", "300"])
-            Path(pids).write_text(f"{os.getpid()} {child.pid}\n")
+            children = [subprocess.Popen(["sleep", "300"])]
+            if os.environ.get("MCP_CHILD_OWN_SESSION"):
+                children.append(subprocess.Popen(["sleep", "300"], start_new_session=True))
+            Path(pids).write_text(" ".join(map(str, [os.getpid(), *(c.pid for c in children)])))
         sys.stderr.write("local server ready\n")
         sys.stderr.flush()
         build("local").run()
