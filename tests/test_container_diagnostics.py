@@ -142,7 +142,8 @@ def test_a_language_server_only_the_image_has_reports_from_inside_and_goes_with_
             assert SERVER in processes(container)  # it runs inside
 
             agent.request("session/close", {"sessionId": session})
-            deadline = time.monotonic() + 5
+            # Its shutdown, then the tether's TERM and 1 s to go: seconds on a loaded machine.
+            deadline = time.monotonic() + 15
             while (left := processes(container)) and time.monotonic() < deadline:
                 if SERVER not in left and "heron-tether" not in left:
                     break
