@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent_core.ports.groups import terminate_group
+from agent_core.ports.groups import children, terminate_group
 from tests.support.processes import running_sleeps, sleep_marker, sleepers, wait_dead
 from tests.support.sandbox import sandbox_for
 
@@ -24,13 +24,6 @@ async def _until(condition: Callable[[], object]) -> None:
     with anyio.fail_after(10):
         while not condition():  # noqa: ASYNC110
             await anyio.sleep(0.0002)
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += map(int, (task / "children").read_text().split())
-    return found
 
 
 @LINUX
@@ -63,7 +56,7 @@ def test_a_sandbox_stopped_while_it_is_set_up_leaves_nothing_running(tmp_path: P
     async def stopped_after(delay: float) -> None:
         started = anyio.open_process(launch.argv, cwd=workspace, start_new_session=True)
         async with await started as process:
-            await _until(lambda: _children(process.pid) or process.returncode is not None)
+            await _until(lambda: children(process.pid) or process.returncode is not None)
             await anyio.sleep(delay)
             await terminate_group(process, 0.05)
 

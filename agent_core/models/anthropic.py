@@ -98,8 +98,7 @@ class AnthropicModel(CataloguedModel):
     async def connect_ahead(self) -> None:
         """The connection the next request will use, opened now (once ``warm_up`` built the
         client; nothing before)."""
-        if self._client is not None:
-            await connect_ahead(self._client)
+        await connect_ahead(self._client)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         await self.learned()

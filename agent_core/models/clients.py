@@ -56,14 +56,15 @@ def _learn_platform(client: object) -> None:
         setattr(client, "_platform", platform)  # noqa: B010 - the SDK's own attribute
 
 
-async def connect_ahead(client: object) -> None:
+async def connect_ahead(client: object | None) -> None:
     """Open the connection ``client``'s next request will use: a ``HEAD`` of its base URL,
     through the SDK's own HTTP client and so into the pool its requests take connections from.
     The answer (a 404, usually) is read and forgotten, and no key is sent. A request made within
     the pool's keep-alive (5 s, the SDKs' default) then skips the TCP and TLS handshakes: two or
     three round trips to the provider. A failure is left to that request to say. An SDK that
-    keeps its HTTP client elsewhere is left alone. One at a time per client: sessions opened
-    together (an editor restoring its threads) share the one opened for the first."""
+    keeps its HTTP client elsewhere, or a client not built yet (None), is left alone. One at a
+    time per client: sessions opened together (an editor restoring its threads) share the one
+    opened for the first."""
     http, url = getattr(client, "_client", None), getattr(client, "base_url", None)
     head = getattr(http, "head", None)
     if head is None or url is None or id(client) in _connecting:

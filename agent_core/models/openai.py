@@ -72,8 +72,7 @@ class OpenAIClient:
     async def connect_ahead(self) -> None:
         """The connection the next request will use, opened now (once ``warm_up`` built the
         client; nothing before)."""
-        if self._client is not None:
-            await connect_ahead(self._client)
+        await connect_ahead(self._client)
 
     async def client(self) -> AsyncOpenAI:
         if self._client is None:

@@ -60,7 +60,7 @@ def descendants(leader: int) -> list[int]:
     found: list[int] = []
     waiting = [leader]
     while waiting:
-        for child in _children(waiting.pop()):
+        for child in children(waiting.pop()):
             if len(found) == MOST_DESCENDANTS:
                 return found
             with suppress(OSError):  # gone meanwhile
@@ -69,16 +69,17 @@ def descendants(leader: int) -> list[int]:
     return found
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
+    """The pids of ``pid``'s children, from ``/proc`` (none when it is gone or there is none)."""
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
         return []
-    children: list[int] = []
+    found: list[int] = []
     for task in tasks:
         with suppress(OSError, ValueError):
-            children += map(int, (task / "children").read_text().split())
-    return children
+            found += map(int, (task / "children").read_text().split())
+    return found
 
 
 async def exited(process: anyio.abc.Process, timeout: float) -> bool:  # noqa: ASYNC109
