@@ -23,6 +23,8 @@ Tool failures are returned to the model as tool results, never raised out of a t
 
 from __future__ import annotations
 
+from typing import cast
+
 
 class HeronError(Exception):
     """Base of every error the core raises on purpose."""
@@ -98,3 +100,10 @@ class SessionNotFound(HeronError):
 class StorageError(HeronError):
     """The session store cannot be used: a full disk, a folder Heron cannot write, a damaged
     file. The message names the file and says why; a session goes on without being saved."""
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """The error itself, not the exception groups around it (a task group's): their first."""
+    while isinstance(exc, BaseExceptionGroup):
+        exc = cast(BaseExceptionGroup[BaseException], exc).exceptions[0]
+    return exc

@@ -1,5 +1,5 @@
 """A live workspace end to end: a real `heron acp` over stdio sees commands, skills, instructions
-and config.toml change while a session is idle (watchfiles), and tells the editor without
+and config.toml change while a session is idle (inotify on Linux), and tells the editor without
 waiting for a prompt; with watching off, the checks each prompt makes still work."""
 
 from __future__ import annotations

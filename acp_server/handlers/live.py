@@ -19,7 +19,6 @@ the sessions rely on the checks each prompt makes anyway.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -56,7 +55,7 @@ class LiveWorkspaces:
             return
         if self.problem is not None or state.background is None:
             return
-        await state.run_once("watchfiles", _load_watchfiles)
+        await state.run_once("watcher", _load_watcher)
         if state.sessions.get(session.id) is not session:  # closed meanwhile: nothing to follow
             return
         cwd, home = session.setup.cwd, state.settings.home
@@ -152,6 +151,9 @@ def live_workspaces(state: ServerState) -> LiveWorkspaces:
     return state.live
 
 
-def _load_watchfiles() -> None:
-    for module in ("watchfiles", "agent_core.watching.targets", "agent_core.watching.watcher"):
-        importlib.import_module(module)  # off the event loop, once
+def _load_watcher() -> None:
+    """Off the event loop, once: the watcher and where its changes come from here."""
+    from agent_core.watching import targets, watcher
+
+    del targets
+    watcher.source()

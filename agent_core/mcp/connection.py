@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 import anyio
 from msgspec import Struct
 
-from agent_core.errors import ToolError
+from agent_core.errors import ToolError, innermost
 from agent_core.events import NoticeRaised
 from agent_core.mcp.servers import McpServerSpec, StdioServer
 from agent_core.mcp.stdio import ProcessSetup, stdio_transport
@@ -253,8 +253,7 @@ def _import_sdk() -> None:
 
 def _describe(exc: BaseException) -> str:
     """One line for an exception, looking inside exception groups (the SDK's task groups)."""
-    while isinstance(exc, BaseExceptionGroup):
-        exc = cast(BaseExceptionGroup[BaseException], exc).exceptions[0]
+    exc = innermost(exc)
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
 

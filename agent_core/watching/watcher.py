@@ -1,11 +1,12 @@
 """One watcher per root (a workspace, or Heron's home), shared by the sessions that use it.
 
-Built on ``watchfiles.awatch`` (the Rust ``notify`` crate: inotify here, FSEvents on macOS),
-imported when the first watcher starts, never on the start-up path. Two watches per root: the
-single files' folders alone, the commands and skill folders with what is below them. Changes
-are grouped by awatch's own debounce (``STEP_MS`` of quiet, ``DEBOUNCE_MS`` at most), then
-each subscriber is told what kinds of thing changed. A change that lays the watch points
-differently (a ``.heron/commands`` folder created) lays the watch again.
+The changes come from inotify on Linux, read on the event loop (``inotify.py``), and from
+``watchfiles`` elsewhere (``portable.py``: FSEvents on macOS); either is imported when the first
+watcher starts, never on the start-up path. Two watches per root: the single files' folders
+alone, the commands and skill folders with what is below them. Changes come in batches
+(``sources.py``: ``STEP_MS`` of quiet, ``DEBOUNCE_MS`` at most), then each subscriber is told
+what kinds of thing changed. A change that lays the watch points differently (a
+``.heron/commands`` folder created) lays the watch again.
 
 A watcher that cannot start or stops (no inotify, too many watches, a folder that cannot be
 watched) says why once, through ``on_failure``; the sessions then rely on the per-prompt checks
@@ -15,25 +16,21 @@ they always make.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
 import anyio.lowlevel
 
+from agent_core.errors import innermost
 from agent_core.watching.probe import on_network
+from agent_core.watching.sources import Check, Source
 from agent_core.watching.targets import Kind, Targets, WatchPoints, watch_points, what_changed
-
-if TYPE_CHECKING:
-    from watchfiles import Change
 
 log = logging.getLogger("heron.watching")
 
-DEBOUNCE_MS = 400  # a burst of changes (a git checkout) is told at most this late, as one
-STEP_MS = 50  # quiet this long ends a burst
-RUST_TIMEOUT_MS = 1000  # how long a cancel without ``stop`` may wait for the watching thread
 Subscriber = Callable[[frozenset[Kind]], Awaitable[None]]
 Failure = Callable[[str], None]
 
@@ -47,7 +44,8 @@ class FolderWatch:
         self._targets = targets
         self._on_failure = on_failure
         self._subscribers: dict[str, Subscriber] = {}
-        self._stopping = anyio.Event()  # awatch's own stop: its thread returns at once
+        self._stopping = anyio.Event()
+        self._watching: anyio.CancelScope | None = None  # the watch laid now
         self.started = anyio.Event()  # set once the watch is laid, or has failed
         self.failed: str | None = None
 
@@ -65,8 +63,11 @@ class FolderWatch:
         group.start_soon(self._run)
 
     def stop(self) -> None:
-        """Stopped soon (a cancel alone would wait for awatch's thread to time out)."""
+        """Stopped at once (the stop set first: a source waiting in a thread returns as soon
+        as it sees it, where a cancel alone would wait for the thread to time out)."""
         self._stopping.set()
+        if self._watching is not None:
+            self._watching.cancel()
 
     async def _run(self) -> None:
         try:
@@ -79,7 +80,7 @@ class FolderWatch:
                     return
                 moved = await self._watch(targets, points, moved)
         except Exception as exc:  # noqa: BLE001 - the background boundary: said once, never raised
-            self._fail(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+            self._fail(_reason(exc))
 
     async def _watch(
         self, targets: Targets, points: WatchPoints, moved: frozenset[Kind]
@@ -90,22 +91,26 @@ class FolderWatch:
         send, receive = anyio.create_memory_object_stream[set[Path]](16)
         relay = anyio.Event()  # the points moved: this watch ends, another is laid
         stop = _Either(self._stopping, relay)
+        changes_in = source()[0]
         async with anyio.create_task_group() as group, receive:
+            self._watching = group.cancel_scope
             for folders, deep in ((points.flat, False), (points.deep, True)):
                 if folders:
-                    group.start_soon(_changes, folders, deep, targets, stop, send.clone())
+                    changes = changes_in(folders, deep, _relevant(targets), stop)
+                    group.start_soon(_relayed, changes, send.clone())
             send.close()
-            await anyio.lowlevel.checkpoint()  # each awatch lays its watch before it waits
+            await anyio.lowlevel.checkpoint()  # each source lays its watch before it waits
             self.started.set()
             if moved:
                 await self._tell(moved)
             async for paths in receive:
                 if kinds := what_changed(targets, paths):
                     await self._tell(kinds)
-                if watch_points(targets) != points and not relay.is_set():
-                    relay.set()
-                    moved = kinds
-        return moved if relay.is_set() else frozenset()
+                if watch_points(targets) != points:
+                    relay.set()  # first: a source waiting in a thread returns at once
+                    group.cancel_scope.cancel()
+                    return kinds
+        return frozenset()
 
     async def _tell(self, kinds: frozenset[Kind]) -> None:
         for subscriber in list(self._subscribers.values()):
@@ -121,7 +126,7 @@ class FolderWatch:
 
 
 class _Either:
-    """Set when either event is (what awatch's Rust side polls: ``is_set``)."""
+    """Set when either event is: the watcher stopped, or its points moved."""
 
     def __init__(self, first: anyio.Event, second: anyio.Event) -> None:
         self._events = (first, second)
@@ -130,51 +135,50 @@ class _Either:
         return any(event.is_set() for event in self._events)
 
     def set(self) -> None:
-        """What awatch calls when cancelled: this watch ends."""
+        """What a source calls when cancelled: this watch ends."""
         self._events[1].set()
 
 
-async def _changes(
-    folders: frozenset[Path],
-    deep: bool,
-    targets: Targets,
-    stop: _Either,
-    send: anyio.abc.ObjectSendStream[set[Path]],
+def _relevant(targets: Targets) -> Callable[[Path], bool]:
+    return lambda path: bool(what_changed(targets, (path,)))
+
+
+async def _relayed(
+    changes: AsyncIterator[set[Path]], send: anyio.abc.ObjectSendStream[set[Path]]
 ) -> None:
-    from watchfiles import awatch  # pyright: ignore[reportUnknownVariableType]
-
-    def relevant(change: Change, path: str) -> bool:
-        del change
-        return bool(what_changed(targets, (Path(path),)))
-
     async with send:
-        async for batch in awatch(
-            *sorted(folders),
-            watch_filter=relevant,
-            debounce=DEBOUNCE_MS,
-            step=STEP_MS,
-            stop_event=stop,  # pyright: ignore[reportArgumentType] - polled by is_set only
-            rust_timeout=RUST_TIMEOUT_MS,
-            recursive=deep,
-            ignore_permission_denied=False,
-        ):
-            await send.send({Path(path) for _, path in batch})
+        async for paths in changes:
+            await send.send(paths)
+
+
+def source() -> tuple[Source, Check]:
+    """Where changes come from here, imported on first use: inotify on Linux, watchfiles
+    elsewhere."""
+    if sys.platform.startswith("linux"):
+        from agent_core.watching import inotify
+
+        return inotify.changes, inotify.check
+    from agent_core.watching import portable
+
+    return portable.changes, portable.check
 
 
 async def probe(points: WatchPoints) -> str | None:
     """Whether the watch can be laid on these folders now (``heron doctor``): None, or why not.
     The watch is laid and taken down at once."""
-    from watchfiles import awatch  # pyright: ignore[reportUnknownVariableType]
-
     if (remote := on_network(points.flat | points.deep)) is not None:
         return remote
-    stopped = anyio.Event()
-    stopped.set()
+    check = source()[1]
     try:
         for folders, deep in ((points.flat, False), (points.deep, True)):
             if folders:
-                async for _ in awatch(*sorted(folders), recursive=deep, stop_event=stopped):
-                    break
+                await check(folders, deep=deep)
     except Exception as exc:  # noqa: BLE001 - whatever stops it is what doctor reports
-        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return _reason(exc)
     return None
+
+
+def _reason(exc: BaseException) -> str:
+    """What stopped a watch, said plainly (the error itself, not the task group around it)."""
+    exc = innermost(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
