@@ -32,6 +32,7 @@ def workspace(root: Path) -> Targets:
     return Targets(
         {root / "AGENTS.md": "instructions"},
         {root / ".heron" / "commands": "commands", root / "skills": "commands"},
+        root,
     )
 
 
@@ -116,6 +117,23 @@ async def test_a_link_below_a_tree_is_not_followed(tmp_path: Path) -> None:
         assert notify.read() == set()
         (tree / "z.md").write_text("inside")
         assert notify.read() == {tree / "z.md"}
+
+
+async def test_a_workspace_tree_that_leads_out_of_the_workspace_is_not_followed(
+    tmp_path: Path, source: str
+) -> None:
+    outside, repo = tmp_path / "outside", tmp_path / "repo"
+    (outside / "deep").mkdir(parents=True)
+    (repo / ".heron").mkdir(parents=True)
+    (repo / ".heron" / "commands").symlink_to(outside, target_is_directory=True)
+    points = watch_points(workspace(repo))
+    assert points.deep == frozenset() and repo / ".heron" in points.flat
+    async with watching(workspace(repo)) as receive:
+        (outside / "deep" / "x.md").write_text("outside the workspace")
+        (outside / "y.md").write_text("outside the workspace")
+        assert await nothing_told(receive)
+        (repo / ".heron" / "commands").unlink()  # the link itself is followed
+        assert await told(receive) == {"commands"}
 
 
 async def test_a_folder_moved_out_of_a_tree_is_forgotten(tmp_path: Path) -> None:

@@ -5,7 +5,9 @@ user's instructions, the memory files) by their parent folder, watched alone; th
 skill folders with everything below them. A workspace's other trees (``.git``,
 ``node_modules``, build output) are never walked, however large. A folder not there yet is
 followed through its nearest existing ancestor, watched alone, so that its creation is seen and
-the watch is laid again (``watch_points`` differs).
+the watch is laid again (``watch_points`` differs). A workspace's tree that is a link leading
+out of the workspace is not followed (its loader refuses it, ``safety/safe_open.py``): only the
+link itself is, through its folder.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ MEMORY_FILES = ("notes.md", "user.md")  # agent_core.memory.notes.FILES, under <
 class Targets(NamedTuple):
     files: Mapping[Path, Kind]  # followed through their parent folder, watched alone
     trees: Mapping[Path, Kind]  # followed with everything below them
+    inside: Path | None = None  # where the trees must lead (a workspace); None: the user's own
 
 
 class WatchPoints(NamedTuple):
@@ -41,7 +44,7 @@ def workspace_targets(cwd: Path, skills: SkillSettings, home: Path) -> Targets:
     for folder in skill_folders(skills, cwd, home, Path.home()):
         if folder.root is not None:  # the project's; the user's are the home watcher's
             trees[folder.path] = "commands"
-    return Targets(files, trees)
+    return Targets(files, trees, cwd)
 
 
 def home_targets(
@@ -66,11 +69,13 @@ def home_targets(
 
 def watch_points(targets: Targets) -> WatchPoints:
     """The folders to watch now (a few ``stat`` calls): each file's parent, each tree that
-    exists; for anything missing, its nearest existing ancestor, alone."""
+    exists (and leads inside ``inside``); for anything else, its nearest existing ancestor,
+    alone."""
     flat = {_existing(path.parent) for path in targets.files}
     deep: set[Path] = set()
+    inside = targets.inside.resolve() if targets.inside is not None else None
     for tree in targets.trees:
-        if tree.is_dir():
+        if tree.is_dir() and (inside is None or tree.resolve().is_relative_to(inside)):
             deep.add(tree)
         else:
             flat.add(_existing(tree.parent))
