@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_server.loading import CollectorPause, settle
+from acp_server.loading import CollectorPause, collect_young, settle
 from agent_core.config import load_settings
 from agent_core.models.registry import sdk_of
 from tests.support.raw import RawAgent
@@ -105,6 +105,36 @@ def test_settle_collects_the_garbage_frozen_while_loading() -> None:
         assert gone() is None
     finally:
         gc.unfreeze()
+        gc.enable()
+
+
+def test_the_young_are_collected_before_a_first_prompt_and_the_old_left_to_settling() -> None:
+    """What a session's warm-up left in the young generations is collected once it ends, so
+    that the first prompt's first collection does not scan it; the old generation waits for
+    ``settle`` (a full collection is ~85 ms)."""
+
+    class Node:
+        pass
+
+    def cycle() -> weakref.ref[Node]:
+        node = Node()
+        node.itself = node  # type: ignore[attr-defined]  # garbage only the collector frees
+        return weakref.ref(node)
+
+    gc.disable()
+    try:
+        old_holder = [Node()]
+        old_holder[0].itself = old_holder[0]  # type: ignore[attr-defined]
+        gc.collect()  # survives: now in the old generation
+        old = weakref.ref(old_holder.pop())  # unreachable from now on, but old
+        young = cycle()
+        collect_young()
+        assert young() is None
+        assert gc.get_count()[0] < 10  # the first prompt's count starts afresh
+        assert old() is not None
+        gc.collect()
+        assert old() is None
+    finally:
         gc.enable()
 
 

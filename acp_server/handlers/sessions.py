@@ -19,6 +19,7 @@ from acp_server.handlers.state import ServerState
 from acp_server.jsonrpc.connection import Reply
 from acp_server.jsonrpc.errors import INTERNAL_ERROR, RpcError
 from acp_server.jsonrpc.transport import TransportClosed
+from acp_server.loading import collect_young
 from acp_server.session import Session
 from acp_server.session_parts import Restored, SessionSetup
 from agent_core.errors import HeronError
@@ -102,5 +103,6 @@ def session_reply(state: ServerState, session: Session, *, announce: bool, with_
         if state.background is not None:
             state.background.start_soon(refresh_model_lists, state)  # the picker
         await live_workspaces(state).follow(session)
+        collect_young()  # what all this left, collected before the user's first prompt
 
     return Reply(opening_result(session.id if with_id else None, options), after=after)
