@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from agent_core.watching import inotify, portable, watcher
+from agent_core.watching.sources import Source
 from agent_core.watching.targets import Kind, Targets, watch_points
 from agent_core.watching.watcher import FolderWatch
 
@@ -23,8 +24,8 @@ pytestmark = pytest.mark.anyio
 
 TOLD_S = 5.0  # generous: a batch is told within half a second
 SOURCES = {
-    "inotify": (inotify.changes, inotify.check),
-    "portable": (portable.changes, portable.check),
+    "inotify": Source(inotify.changes, inotify.check),
+    "portable": Source(portable.changes, portable.check),
 }
 
 

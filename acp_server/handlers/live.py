@@ -152,8 +152,8 @@ def live_workspaces(state: ServerState) -> LiveWorkspaces:
 
 
 def _load_watcher() -> None:
-    """Off the event loop, once: the watcher and where its changes come from here."""
-    from agent_core.watching import targets, watcher
+    """Off the event loop, once: the watcher (and what it follows) and where its changes come
+    from here."""
+    from agent_core.watching import watcher
 
-    del targets
     watcher.source()

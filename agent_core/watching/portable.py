@@ -1,8 +1,7 @@
 """The watcher's changes where there is no inotify (macOS, through FSEvents): ``watchfiles``
 (the Rust ``notify`` crate), imported with this module when the first watch starts. Its watch
-waits for changes
-in a worker thread, which returns between waits only when ``stop`` is set: a cancel alone would
-wait for it to time out (``RUST_TIMEOUT_MS``)."""
+waits for changes in a worker thread, which returns between waits only when ``stop`` is set: a
+cancel alone would wait for it to time out (``RUST_TIMEOUT_MS``)."""
 
 from __future__ import annotations
 
@@ -41,7 +40,6 @@ async def changes(
 
 async def check(folders: frozenset[Path], *, deep: bool) -> None:
     """Lay the watch and take it down (``heron doctor``); raises with why not."""
-
     stopped = anyio.Event()
     stopped.set()
     async for _ in awatch(*sorted(folders), recursive=deep, stop_event=stopped):

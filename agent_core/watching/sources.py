@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 DEBOUNCE_MS = 400  # a burst of changes (a git checkout) is told at most this late, as one
 STEP_MS = 50  # quiet this long ends a burst
@@ -21,7 +21,7 @@ class Stop(Protocol):
     def set(self) -> None: ...
 
 
-class Source(Protocol):
+class Changes(Protocol):
     def __call__(
         self, folders: frozenset[Path], deep: bool, relevant: Callable[[Path], bool], stop: Stop
     ) -> AsyncIterator[set[Path]]:
@@ -34,3 +34,10 @@ class Check(Protocol):
     async def __call__(self, folders: frozenset[Path], *, deep: bool) -> None:
         """Lay the watch and take it down; raises with why it cannot be laid."""
         ...
+
+
+class Source(NamedTuple):
+    """A source of changes: ``inotify.py``'s or ``portable.py``'s."""
+
+    changes: Changes
+    check: Check

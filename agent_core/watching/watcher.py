@@ -26,7 +26,7 @@ import anyio.lowlevel
 
 from agent_core.errors import innermost
 from agent_core.watching.probe import on_network
-from agent_core.watching.sources import Check, Source
+from agent_core.watching.sources import Source
 from agent_core.watching.targets import Kind, Targets, WatchPoints, watch_points, what_changed
 
 log = logging.getLogger("heron.watching")
@@ -91,7 +91,7 @@ class FolderWatch:
         send, receive = anyio.create_memory_object_stream[set[Path]](16)
         relay = anyio.Event()  # the points moved: this watch ends, another is laid
         stop = _Either(self._stopping, relay)
-        changes_in = source()[0]
+        changes_in = source().changes
         async with anyio.create_task_group() as group, receive:
             self._watching = group.cancel_scope
             for folders, deep in ((points.flat, False), (points.deep, True)):
@@ -151,16 +151,16 @@ async def _relayed(
             await send.send(paths)
 
 
-def source() -> tuple[Source, Check]:
+def source() -> Source:
     """Where changes come from here, imported on first use: inotify on Linux, watchfiles
     elsewhere."""
     if sys.platform.startswith("linux"):
         from agent_core.watching import inotify
 
-        return inotify.changes, inotify.check
+        return Source(inotify.changes, inotify.check)
     from agent_core.watching import portable
 
-    return portable.changes, portable.check
+    return Source(portable.changes, portable.check)
 
 
 async def probe(points: WatchPoints) -> str | None:
@@ -168,7 +168,7 @@ async def probe(points: WatchPoints) -> str | None:
     The watch is laid and taken down at once."""
     if (remote := on_network(points.flat | points.deep)) is not None:
         return remote
-    check = source()[1]
+    check = source().check
     try:
         for folders, deep in ((points.flat, False), (points.deep, True)):
             if folders:
