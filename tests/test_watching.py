@@ -1,7 +1,8 @@
 """The live workspace's watcher (``agent_core.watching``) over real folders: each source of
 changes (inotify, read on the event loop, and the portable ``watchfiles`` one) tells a file
 changed, a skill folder added below a tree and then changed, a tree created after the watch was
-laid; and the inotify source's own rules: links below a tree not followed, a folder moved away
+laid, nothing through a workspace tree that links out of the workspace; and the inotify
+source's own rules: links below a tree not followed, a folder moved away
 forgotten, lost events told as every root, a tree too large refused, and its events' layout."""
 
 from __future__ import annotations
