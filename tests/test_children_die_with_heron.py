@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from agent_core.ports.groups import parent_of
 from agent_core.safety.sandbox.tether import tethered
 from tests.support.editor import FakeEditor
 from tests.support.mcp_sessions import open_session, stdio
@@ -28,6 +29,7 @@ LINUX = pytest.mark.skipif(sys.platform != "linux", reason="bubblewrap and /proc
 # signal would fire there), prints its pid, and waits to be killed.
 PARENT = """
 import json, os, subprocess, sys, threading, time
+from agent_core.ports.groups import parent_of
 from agent_core.safety.sandbox.tether import tethered
 
 def start():
@@ -158,10 +160,6 @@ def test_finished_commands_leave_no_watcher_behind() -> None:
         time.sleep(0.05)
 
 
-def _parent(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-
-
 def _processes_with(text: str) -> list[int]:
     out = subprocess.run(["pgrep", "-f", text], capture_output=True, text=True, check=False)
     return [int(p) for p in out.stdout.split() if int(p) != os.getpid()]
@@ -224,7 +222,8 @@ def test_a_script_and_what_it_started_die_when_heron_is_killed(
         editor.request("session/set_mode", {"sessionId": session_id, "modeId": "full-access"})
         editor.start_prompt(session_id, "script it", request_id="run")
         [sleeper] = wait_for_a_sleep(mark)
-        script = _parent(sleeper)
+        script = parent_of(sleeper)
+        assert script is not None
         assert "script" in Path(f"/proc/{script}/cmdline").read_text()
         os.kill(editor.proc.pid, signal.SIGKILL)
         assert wait_dead([sleeper, script], timeout=15) == []

@@ -98,7 +98,7 @@ async def stdio_transport(
 
 async def stop(process: Process) -> None:
     """Close stdin and give the server time to exit; then stop its whole process group."""
-    with killed_with(process.pid):  # a sandbox's own session too
+    with killed_with(process):  # a sandbox's own session too
         if process.stdin is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await process.stdin.aclose()

@@ -29,7 +29,7 @@ async def terminate_group(process: anyio.abc.Process, grace: float) -> None:
     """SIGTERM to the process's whole group, then SIGKILL after ``grace`` seconds (at once when
     it is 0), to the group and to every descendant it had, in the group or not. Safe to call
     twice."""
-    with killed_with(process.pid):
+    with killed_with(process):
         if process.returncode is None and grace > 0:
             signal_group(process.pid, signal.SIGTERM)
             with anyio.move_on_after(grace):
@@ -39,10 +39,11 @@ async def terminate_group(process: anyio.abc.Process, grace: float) -> None:
 
 
 @contextmanager
-def killed_with(leader: int) -> Generator[None]:
+def killed_with(leader: anyio.abc.Process) -> Generator[None]:
     """The descendants ``leader`` has now get SIGKILL on the way out, after the group's own
-    end inside: those that left the group (or leave it meanwhile) with it."""
-    held = descendants(leader)
+    end inside: those that left the group (or leave it meanwhile) with it. None once it has
+    been waited for: its pid may be another process's by then, and its orphans are init's."""
+    held = descendants(leader.pid) if leader.returncode is None else []
     try:
         yield
     finally:
@@ -60,12 +61,17 @@ def descendants(leader: int) -> list[int]:
     found: list[int] = []
     waiting = [leader]
     while waiting:
-        for child in children(waiting.pop()):
+        parent = waiting.pop()
+        for child in children(parent):
             if len(found) == MOST_DESCENDANTS:
                 return found
             with suppress(OSError):  # gone meanwhile
-                found.append(os.pidfd_open(child))
-                waiting.append(child)
+                pidfd = os.pidfd_open(child)
+                if parent_of(child) == parent:  # still that child: not a pid reused since
+                    found.append(pidfd)
+                    waiting.append(child)
+                else:
+                    os.close(pidfd)
     return found
 
 
@@ -80,6 +86,15 @@ def children(pid: int) -> list[int]:
         with suppress(OSError, ValueError):
             found += map(int, (task / "children").read_text().split())
     return found
+
+
+def parent_of(pid: int) -> int | None:
+    """``pid``'s parent, from ``/proc/<pid>/stat`` (its fourth field, after the name that may
+    hold spaces and parentheses)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 async def exited(process: anyio.abc.Process, timeout: float) -> bool:  # noqa: ASYNC109
