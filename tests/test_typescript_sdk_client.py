@@ -40,6 +40,20 @@ def drive(env: dict[str, str], workspace: Path, *args: str) -> dict[str, Any]:
     return output
 
 
+def turn_updates(wire: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``session/update`` params the agent sent until it answered the prompt. What follows
+    (the model picker's lists, refreshed once the session is idle) may reach the wire after the
+    driver stopped handing updates to the SDK."""
+    sent: list[dict[str, Any]] = []
+    for entry in wire:
+        message = entry["message"]
+        if "stopReason" in (message.get("result") or {}):
+            break
+        if message.get("method") == "session/update":
+            sent.append(message["params"])
+    return sent
+
+
 def test_a_prompt_streams_through_the_typescript_sdk(
     agent_env: dict[str, str], workspace: Path
 ) -> None:
@@ -122,11 +136,7 @@ def test_child_sessions_through_the_typescript_sdk(
     output = drive(env, workspace, "--subagents", "--prompt", "what is the answer?")
     assert output["stopReason"] == "end_turn" and output["exitCode"] == 0
     parent = output["sessionId"]
-    sent = [
-        e["message"]["params"]
-        for e in output["wire"]
-        if e["message"].get("method") == "session/update"
-    ]
+    sent = turn_updates(output["wire"])
     announced = {
         p["update"]["sessionId"] for p in sent if p["update"]["sessionUpdate"] == "subagent_update"
     }
